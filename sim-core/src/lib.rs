@@ -1,0 +1,678 @@
+//! # sim-core: a deterministic discrete-event network simulation engine
+//!
+//! `sim-core` runs node logic over a simulated network, one event at a time, in a
+//! strictly reproducible order. It is the engine behind every `mmvesim` experiment, but
+//! it knows nothing about experiments, scenario files or I/O: it never reads the wall
+//! clock, and all randomness flows from the seed given to [`Simulation::new`].
+//!
+//! * **Time** is an integer number of nanoseconds ([`SimTime`]). Events are ordered by
+//!   `(time, insertion sequence)`, so events at the same instant run in the order they
+//!   were scheduled.
+//! * **Node logic** implements [`Node`], generic over its message type: delivering a
+//!   message is a direct, monomorphised call, with no boxing or dynamic dispatch.
+//!   Through the [`Ctx`] a node sends messages, sets and cancels timers
+//!   ([`TimerKey`]), and draws from its own random stream.
+//! * **Random streams** are derived from `(seed, node id, stream name)`
+//!   ([`rng::stream_rng`]), so adding a node or a stream leaves every other stream's
+//!   numbers unchanged.
+//! * **The network** ([`Network`]) turns a base latency ([`LatencyModel`]: matrix,
+//!   coordinates, constant) into delivery times with optional jitter, loss, FIFO or
+//!   reordering links and serialization delay, and accounts traffic per node and per
+//!   message kind ([`NetStats`]).
+//! * **Churn** ([`Churn`]): scheduled or session-based joins, leaves and crashes;
+//!   messages to a dead node are dropped and counted.
+//! * **Metrics** ([`Metrics`]): counters, exact-quantile histograms and time series,
+//!   exported as tidy rows.
+//!
+//! ```
+//! use sim_core::{ConstantLatency, Ctx, Message, Network, Node, NodeId, SimConfig, SimTime, Simulation};
+//!
+//! struct Ping;
+//! impl Message for Ping {}
+//!
+//! /// Node 0 pings node 1 once; node 1 counts what it receives.
+//! #[derive(Default)]
+//! struct P { got: u32 }
+//! impl Node for P {
+//!     type Msg = Ping;
+//!     fn on_start(&mut self, ctx: &mut Ctx<'_, Ping>) {
+//!         if ctx.me() == 0 { ctx.send(1, Ping); }
+//!     }
+//!     fn on_message(&mut self, _ctx: &mut Ctx<'_, Ping>, _from: NodeId, _msg: Ping) {
+//!         self.got += 1;
+//!     }
+//! }
+//!
+//! let net = Network::ideal(ConstantLatency(SimTime::from_millis(10)));
+//! let mut sim = Simulation::new(vec![P::default(), P::default()], net, SimConfig::new(42));
+//! sim.run();
+//! assert_eq!(sim.node(1).got, 1);
+//! assert_eq!(sim.now(), SimTime::from_millis(10));
+//! ```
+
+pub mod churn;
+pub mod dist;
+pub mod metrics;
+pub mod network;
+mod queue;
+pub mod rng;
+pub mod stats;
+pub mod time;
+
+pub use churn::{Churn, ChurnAction, ScheduledChurn, SessionChurn};
+pub use dist::{Dist, DistError, Sampler};
+pub use metrics::{Histogram, MetricRow, Metrics, Scope, TimeSeries};
+pub use network::{
+    ConstantLatency, CoordinateLatency, Delivery, LatencyModel, LinkConfig, MatrixLatency, Network,
+    Ordering,
+};
+pub use rng::SimRng;
+pub use stats::{NetStats, Traffic};
+pub use time::SimTime;
+
+use queue::EventQueue;
+use rand::RngExt;
+
+/// Identifies a node: an index into the simulation's node vector.
+pub type NodeId = u32;
+
+/// What the engine needs to know about a message type: its kind (for per-kind
+/// accounting) and its size on the wire (for byte counts and serialization delay).
+///
+/// Both have defaults (one kind called `"msg"`, zero bytes), so a plain enum works out
+/// of the box.
+pub trait Message {
+    /// Names of the message kinds; [`Message::kind`] indexes into this list.
+    const KINDS: &'static [&'static str] = &["msg"];
+    /// The kind of this message, an index into [`Message::KINDS`].
+    #[inline]
+    fn kind(&self) -> usize {
+        0
+    }
+    /// Size on the wire in bytes (headers included, as the experiment defines it).
+    #[inline]
+    fn size_bytes(&self) -> u32 {
+        0
+    }
+}
+
+/// The behaviour of one simulated node.
+///
+/// Handlers run to completion at a single instant; whatever they send or schedule goes
+/// through the [`Ctx`]. A node that crashed and comes back is the same value: keep or
+/// reset state in [`Node::on_start`] as the protocol requires.
+pub trait Node {
+    /// The message type exchanged by nodes of this simulation.
+    type Msg: Message;
+
+    /// The node comes up: at time zero for nodes that start alive, or on a churn join.
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self::Msg>) {
+        let _ = ctx;
+    }
+
+    /// A message from `from` arrives.
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self::Msg>, from: NodeId, msg: Self::Msg);
+
+    /// A timer set with tag `tag` fires.
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self::Msg>, tag: u64) {
+        let _ = (ctx, tag);
+    }
+
+    /// The node leaves gracefully; it may still send (e.g. hand-off messages).
+    fn on_leave(&mut self, ctx: &mut Ctx<'_, Self::Msg>) {
+        let _ = ctx;
+    }
+
+    /// The node crashes; it cannot send anything.
+    fn on_crash(&mut self) {}
+}
+
+/// A handle to a pending timer, for [`Ctx::cancel_timer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimerKey {
+    slot: u32,
+    generation: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TimerSlot {
+    generation: u32,
+    armed: bool,
+    node: NodeId,
+    incarnation: u32,
+    tag: u64,
+}
+
+/// The pending-event payloads.
+#[derive(Clone, Debug)]
+enum Event<M> {
+    Msg { from: NodeId, to: NodeId, msg: M },
+    Timer { slot: u32, generation: u32 },
+    Churn { node: NodeId, action: ChurnAction },
+}
+
+/// Everything a handler can change besides its own node: queue, timers, outbox.
+struct Sched<M> {
+    queue: EventQueue<Event<M>>,
+    timers: Vec<TimerSlot>,
+    free_timers: Vec<u32>,
+    /// Messages sent by the running handler: (destination, message, sequence number).
+    outbox: Vec<(NodeId, M, u64)>,
+}
+
+impl<M> Sched<M> {
+    fn set_timer(&mut self, at: SimTime, node: NodeId, incarnation: u32, tag: u64) -> TimerKey {
+        let slot = match self.free_timers.pop() {
+            Some(s) => s,
+            None => {
+                self.timers.push(TimerSlot {
+                    generation: 0,
+                    armed: false,
+                    node,
+                    incarnation,
+                    tag,
+                });
+                (self.timers.len() - 1) as u32
+            }
+        };
+        let t = &mut self.timers[slot as usize];
+        t.armed = true;
+        t.node = node;
+        t.incarnation = incarnation;
+        t.tag = tag;
+        let generation = t.generation;
+        self.queue.push(at.0, Event::Timer { slot, generation });
+        TimerKey { slot, generation }
+    }
+
+    /// Disarm and recycle a slot; its generation changes so stale keys and queue
+    /// entries no longer match.
+    fn release(&mut self, slot: u32) {
+        let t = &mut self.timers[slot as usize];
+        t.armed = false;
+        t.generation = t.generation.wrapping_add(1);
+        self.free_timers.push(slot);
+    }
+}
+
+/// A handler's view of the simulation: the current instant, its own id, its random
+/// stream, and the means to send messages and manage timers.
+pub struct Ctx<'a, M> {
+    now: SimTime,
+    me: NodeId,
+    incarnation: u32,
+    seed: u64,
+    rng: &'a mut SimRng,
+    sched: &'a mut Sched<M>,
+    alive: &'a [bool],
+    metrics: &'a mut Metrics,
+}
+
+impl<M> Ctx<'_, M> {
+    /// The current simulated instant.
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The id of the node whose handler is running.
+    #[inline]
+    pub fn me(&self) -> NodeId {
+        self.me
+    }
+
+    /// Number of nodes in the simulation (alive or not).
+    #[inline]
+    pub fn node_count(&self) -> usize {
+        self.alive.len()
+    }
+
+    /// Whether node `id` is currently up (global knowledge, as PeerSim gives it; a
+    /// realistic protocol should learn this from messages instead).
+    #[inline]
+    pub fn is_alive(&self, id: NodeId) -> bool {
+        self.alive[id as usize]
+    }
+
+    /// The scenario seed, for deriving extra named streams with [`rng::stream_rng`].
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// This node's main random stream (`"node"`).
+    #[inline]
+    pub fn rng(&mut self) -> &mut SimRng {
+        self.rng
+    }
+
+    /// Send `msg` to `to`; the network decides when (and whether) it arrives.
+    #[inline]
+    pub fn send(&mut self, to: NodeId, msg: M) {
+        let seq = self.sched.queue.reserve_seq();
+        self.sched.outbox.push((to, msg, seq));
+    }
+
+    /// Fire [`Node::on_timer`] with `tag` after `after` (zero = later at this instant).
+    #[inline]
+    pub fn set_timer(&mut self, after: SimTime, tag: u64) -> TimerKey {
+        self.sched
+            .set_timer(self.now + after, self.me, self.incarnation, tag)
+    }
+
+    /// Fire [`Node::on_timer`] with `tag` at instant `at` (not before now).
+    #[inline]
+    pub fn set_timer_at(&mut self, at: SimTime, tag: u64) -> TimerKey {
+        let at = if at < self.now { self.now } else { at };
+        self.sched.set_timer(at, self.me, self.incarnation, tag)
+    }
+
+    /// Cancel a pending timer; returns false if it already fired or was cancelled.
+    /// A cancelled timer never fires.
+    pub fn cancel_timer(&mut self, key: TimerKey) -> bool {
+        match self.sched.timers.get(key.slot as usize) {
+            Some(t) if t.generation == key.generation && t.armed && t.node == self.me => {
+                self.sched.release(key.slot);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The simulation-wide metrics registry (convenient, but a `BTreeMap` lookup per
+    /// call: keep hot-path counters in the node and aggregate at sampling time).
+    pub fn metrics(&mut self) -> &mut Metrics {
+        self.metrics
+    }
+}
+
+/// Engine settings that are not the network or the nodes.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// The scenario seed every random stream derives from.
+    pub seed: u64,
+    /// Keep traffic counters per node × kind (memory: 48 bytes × nodes × kinds).
+    pub per_node_stats: bool,
+    /// Joins, leaves and crashes.
+    pub churn: Churn,
+}
+
+impl SimConfig {
+    /// Seed `seed`, per-node statistics on, no churn.
+    pub fn new(seed: u64) -> Self {
+        SimConfig {
+            seed,
+            per_node_stats: true,
+            churn: Churn::none(),
+        }
+    }
+}
+
+/// A simulation: nodes of type `N` over a network with latency model `L`.
+pub struct Simulation<N: Node, L> {
+    now: SimTime,
+    seed: u64,
+    nodes: Vec<N>,
+    rngs: Vec<SimRng>,
+    alive: Vec<bool>,
+    incarnation: Vec<u32>,
+    sched: Sched<N::Msg>,
+    net: Network<L>,
+    stats: NetStats,
+    metrics: Metrics,
+    churn_rngs: Vec<SimRng>,
+    sessions: Option<SessionChurn>,
+    events: u64,
+    started: bool,
+}
+
+impl<N: Node, L: LatencyModel> Simulation<N, L> {
+    /// A simulation of `nodes` (node `i` gets id `i`) over `net`.
+    ///
+    /// # Panics
+    /// If there are more than `u32::MAX` nodes, or churn names a node that does not exist.
+    pub fn new(nodes: Vec<N>, mut net: Network<L>, cfg: SimConfig) -> Self {
+        let n = nodes.len();
+        assert!(n < u32::MAX as usize, "too many nodes");
+        net.init(n, cfg.seed);
+        let rngs = (0..n)
+            .map(|i| rng::stream_rng(cfg.seed, i as u64, "node"))
+            .collect();
+        let mut sim = Simulation {
+            now: SimTime::ZERO,
+            seed: cfg.seed,
+            nodes,
+            rngs,
+            alive: vec![true; n],
+            incarnation: vec![0; n],
+            sched: Sched {
+                queue: EventQueue::new(),
+                timers: Vec::new(),
+                free_timers: Vec::new(),
+                outbox: Vec::new(),
+            },
+            net,
+            stats: NetStats::new(<N::Msg as Message>::KINDS, n, cfg.per_node_stats),
+            metrics: Metrics::new(),
+            churn_rngs: Vec::new(),
+            sessions: None,
+            events: 0,
+            started: false,
+        };
+        for &d in &cfg.churn.initially_down {
+            sim.alive[d as usize] = false;
+        }
+        for c in &cfg.churn.scheduled {
+            assert!((c.node as usize) < n, "churn names node {} of {n}", c.node);
+            sim.sched.queue.push(
+                c.at.0,
+                Event::Churn {
+                    node: c.node,
+                    action: c.action,
+                },
+            );
+        }
+        if let Some(s) = cfg.churn.sessions {
+            sim.churn_rngs = (0..n)
+                .map(|i| rng::stream_rng(cfg.seed, i as u64, "churn"))
+                .collect();
+            for i in s.stable_nodes as usize..n {
+                if sim.alive[i] {
+                    sim.schedule_departure(i as NodeId, s.start, &s);
+                } else {
+                    let d = SimTime::from_secs_f64(s.downtime_s.sample(&mut sim.churn_rngs[i]));
+                    sim.sched.queue.push(
+                        (s.start + d).0,
+                        Event::Churn {
+                            node: i as NodeId,
+                            action: ChurnAction::Join,
+                        },
+                    );
+                }
+            }
+            sim.sessions = Some(s);
+        }
+        sim
+    }
+
+    fn schedule_departure(&mut self, node: NodeId, from: SimTime, s: &SessionChurn) {
+        let rng = &mut self.churn_rngs[node as usize];
+        let up = SimTime::from_secs_f64(s.session_s.sample(rng));
+        let action = if rng.random::<f64>() < s.crash_fraction {
+            ChurnAction::Crash
+        } else {
+            ChurnAction::Leave
+        };
+        self.sched
+            .queue
+            .push((from + up).0, Event::Churn { node, action });
+    }
+
+    /// Call [`Node::on_start`] on every node that is up at time zero, in id order.
+    /// Done automatically by the first [`Simulation::step`]; calling it again is a no-op.
+    pub fn start(&mut self) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        for i in 0..self.nodes.len() {
+            if self.alive[i] {
+                self.dispatch(i as NodeId, |n, ctx| n.on_start(ctx));
+            }
+        }
+    }
+
+    /// Run `f` as node `id`'s logic at the current instant (to inject workload from
+    /// the driver). Messages and timers it creates are scheduled as usual.
+    pub fn with_node<R>(
+        &mut self,
+        id: NodeId,
+        f: impl FnOnce(&mut N, &mut Ctx<'_, N::Msg>) -> R,
+    ) -> R {
+        self.start();
+        self.dispatch(id, f)
+    }
+
+    #[inline]
+    fn dispatch<R>(&mut self, id: NodeId, f: impl FnOnce(&mut N, &mut Ctx<'_, N::Msg>) -> R) -> R {
+        let i = id as usize;
+        let mut ctx = Ctx {
+            now: self.now,
+            me: id,
+            incarnation: self.incarnation[i],
+            seed: self.seed,
+            rng: &mut self.rngs[i],
+            sched: &mut self.sched,
+            alive: &self.alive,
+            metrics: &mut self.metrics,
+        };
+        let r = f(&mut self.nodes[i], &mut ctx);
+        self.flush_outbox(id);
+        r
+    }
+
+    #[inline]
+    fn flush_outbox(&mut self, from: NodeId) {
+        let Sched { queue, outbox, .. } = &mut self.sched;
+        for (to, msg, seq) in outbox.drain(..) {
+            let size = msg.size_bytes();
+            let kind = msg.kind();
+            self.stats.with(from as usize, kind, |t| {
+                t.sent_msgs += 1;
+                t.sent_bytes += size as u64;
+            });
+            match self.net.transmit(self.now, from, to, size) {
+                Delivery::At(at) => queue.push_with_seq(at.0, seq, Event::Msg { from, to, msg }),
+                Delivery::Lost => self.stats.with(from as usize, kind, |t| t.lost_msgs += 1),
+            }
+        }
+    }
+
+    /// Process the next event. Returns its instant, or `None` when nothing is pending.
+    #[inline]
+    pub fn step(&mut self) -> Option<SimTime> {
+        self.start();
+        loop {
+            let e = self.sched.queue.pop()?;
+            self.now = SimTime(e.time);
+            if self.handle(e.item) {
+                self.events += 1;
+                return Some(self.now);
+            }
+        }
+    }
+
+    /// Handle one popped event; false if it was void (cancelled timer, dead target).
+    #[inline]
+    fn handle(&mut self, ev: Event<N::Msg>) -> bool {
+        match ev {
+            Event::Msg { from, to, msg } => {
+                let size = msg.size_bytes();
+                let kind = msg.kind();
+                if !self.alive[to as usize] {
+                    self.stats.with(to as usize, kind, |t| t.dropped_dead += 1);
+                    return false;
+                }
+                self.stats.with(to as usize, kind, |t| {
+                    t.recv_msgs += 1;
+                    t.recv_bytes += size as u64;
+                });
+                self.dispatch(to, |n, ctx| n.on_message(ctx, from, msg));
+                true
+            }
+            Event::Timer { slot, generation } => {
+                let t = self.sched.timers[slot as usize];
+                if t.generation != generation || !t.armed {
+                    return false;
+                }
+                self.sched.release(slot);
+                let node = t.node as usize;
+                if !self.alive[node] || self.incarnation[node] != t.incarnation {
+                    return false;
+                }
+                self.dispatch(t.node, |n, ctx| n.on_timer(ctx, t.tag));
+                true
+            }
+            Event::Churn { node, action } => self.apply_churn(node, action),
+        }
+    }
+
+    fn apply_churn(&mut self, node: NodeId, action: ChurnAction) -> bool {
+        let i = node as usize;
+        let done = match action {
+            ChurnAction::Join if !self.alive[i] => {
+                self.alive[i] = true;
+                self.metrics.count("churn_joins", Scope::Global, 1.0);
+                self.dispatch(node, |n, ctx| n.on_start(ctx));
+                true
+            }
+            ChurnAction::Leave if self.alive[i] => {
+                self.dispatch(node, |n, ctx| n.on_leave(ctx));
+                self.alive[i] = false;
+                self.incarnation[i] = self.incarnation[i].wrapping_add(1);
+                self.metrics.count("churn_leaves", Scope::Global, 1.0);
+                true
+            }
+            ChurnAction::Crash if self.alive[i] => {
+                self.nodes[i].on_crash();
+                self.alive[i] = false;
+                self.incarnation[i] = self.incarnation[i].wrapping_add(1);
+                self.metrics.count("churn_crashes", Scope::Global, 1.0);
+                true
+            }
+            _ => false,
+        };
+        if done && let Some(s) = self.sessions.take() {
+            if node >= s.stable_nodes {
+                if action == ChurnAction::Join {
+                    self.schedule_departure(node, self.now, &s);
+                } else {
+                    let d = SimTime::from_secs_f64(s.downtime_s.sample(&mut self.churn_rngs[i]));
+                    self.sched.queue.push(
+                        (self.now + d).0,
+                        Event::Churn {
+                            node,
+                            action: ChurnAction::Join,
+                        },
+                    );
+                }
+            }
+            self.sessions = Some(s);
+        }
+        done
+    }
+
+    /// Process every event at or before `t`, then set the clock to `t`.
+    /// Returns the number of events processed.
+    pub fn run_until(&mut self, t: SimTime) -> u64 {
+        self.start();
+        let before = self.events;
+        while let Some(next) = self.sched.queue.peek_time() {
+            if next > t.0 {
+                break;
+            }
+            let e = self.sched.queue.pop().expect("peeked");
+            self.now = SimTime(e.time);
+            if self.handle(e.item) {
+                self.events += 1;
+            }
+        }
+        if t > self.now {
+            self.now = t;
+        }
+        self.events - before
+    }
+
+    /// Run until no event is pending. Returns the number of events processed.
+    /// (A node that re-arms a periodic timer forever makes this loop forever: use
+    /// [`Simulation::run_until`].)
+    pub fn run(&mut self) -> u64 {
+        self.start();
+        let before = self.events;
+        while self.step().is_some() {}
+        self.events - before
+    }
+
+    /// Run until `until`, calling `sample(self)` at `interval`, `2·interval`, ... ≤ `until`
+    /// (after the events of that instant).
+    pub fn run_sampled(
+        &mut self,
+        until: SimTime,
+        interval: SimTime,
+        mut sample: impl FnMut(&mut Self),
+    ) {
+        assert!(
+            interval > SimTime::ZERO,
+            "sampling interval must be positive"
+        );
+        let mut t = self.now + interval;
+        while t <= until {
+            self.run_until(t);
+            sample(self);
+            t = t + interval;
+        }
+        self.run_until(until);
+    }
+
+    /// Schedule a churn action for `node` at instant `at` (not before now).
+    pub fn schedule_churn(&mut self, at: SimTime, node: NodeId, action: ChurnAction) {
+        let at = if at < self.now { self.now } else { at };
+        self.sched.queue.push(at.0, Event::Churn { node, action });
+    }
+
+    /// The current instant.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    /// The scenario seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// Events processed so far (messages delivered, timers fired, churn applied).
+    pub fn events_processed(&self) -> u64 {
+        self.events
+    }
+    /// Events waiting in the queue (including cancelled timers not yet discarded).
+    pub fn pending_events(&self) -> usize {
+        self.sched.queue.len()
+    }
+    /// Node `id`'s state.
+    pub fn node(&self, id: NodeId) -> &N {
+        &self.nodes[id as usize]
+    }
+    /// Node `id`'s state, mutably (changes made here are not events).
+    pub fn node_mut(&mut self, id: NodeId) -> &mut N {
+        &mut self.nodes[id as usize]
+    }
+    /// All nodes, by id.
+    pub fn nodes(&self) -> &[N] {
+        &self.nodes
+    }
+    /// Whether node `id` is up.
+    pub fn is_alive(&self, id: NodeId) -> bool {
+        self.alive[id as usize]
+    }
+    /// Number of nodes that are up.
+    pub fn alive_count(&self) -> usize {
+        self.alive.iter().filter(|a| **a).count()
+    }
+    /// Traffic counters.
+    pub fn stats(&self) -> &NetStats {
+        &self.stats
+    }
+    /// The metrics registry.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+    /// The metrics registry, mutably (for drivers that sample into it).
+    pub fn metrics_mut(&mut self) -> &mut Metrics {
+        &mut self.metrics
+    }
+    /// The network model.
+    pub fn network(&self) -> &Network<L> {
+        &self.net
+    }
+    /// Consume the simulation, returning the nodes.
+    pub fn into_nodes(self) -> Vec<N> {
+        self.nodes
+    }
+}

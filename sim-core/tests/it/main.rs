@@ -1,0 +1,6 @@
+//! Integration tests of the engine (one test binary for the whole crate).
+
+mod churn;
+mod determinism;
+mod network;
+mod ordering;
