@@ -151,16 +151,30 @@ enum Event<M> {
     Churn { node: NodeId, action: ChurnAction },
 }
 
+/// What a handler scheduled, in call order; inserted into the queue when it returns,
+/// so the queue's insertion order (which breaks ties) is the handler's call order.
+enum Out<M> {
+    Msg {
+        to: NodeId,
+        msg: M,
+    },
+    Timer {
+        at: SimTime,
+        slot: u32,
+        generation: u32,
+    },
+}
+
 /// Everything a handler can change besides its own node: queue, timers, outbox.
 struct Sched<M> {
     queue: EventQueue<Event<M>>,
     timers: Vec<TimerSlot>,
     free_timers: Vec<u32>,
-    /// Messages sent by the running handler: (destination, message, sequence number).
-    outbox: Vec<(NodeId, M, u64)>,
+    outbox: Vec<Out<M>>,
 }
 
 impl<M> Sched<M> {
+    #[inline]
     fn set_timer(&mut self, at: SimTime, node: NodeId, incarnation: u32, tag: u64) -> TimerKey {
         let slot = match self.free_timers.pop() {
             Some(s) => s,
@@ -181,7 +195,11 @@ impl<M> Sched<M> {
         t.incarnation = incarnation;
         t.tag = tag;
         let generation = t.generation;
-        self.queue.push(at.0, Event::Timer { slot, generation });
+        self.outbox.push(Out::Timer {
+            at,
+            slot,
+            generation,
+        });
         TimerKey { slot, generation }
     }
 
@@ -248,8 +266,7 @@ impl<M> Ctx<'_, M> {
     /// Send `msg` to `to`; the network decides when (and whether) it arrives.
     #[inline]
     pub fn send(&mut self, to: NodeId, msg: M) {
-        let seq = self.sched.queue.reserve_seq();
-        self.sched.outbox.push((to, msg, seq));
+        self.sched.outbox.push(Out::Msg { to, msg });
     }
 
     /// Fire [`Node::on_timer`] with `tag` after `after` (zero = later at this instant).
@@ -453,16 +470,27 @@ impl<N: Node, L: LatencyModel> Simulation<N, L> {
     #[inline]
     fn flush_outbox(&mut self, from: NodeId) {
         let Sched { queue, outbox, .. } = &mut self.sched;
-        for (to, msg, seq) in outbox.drain(..) {
-            let size = msg.size_bytes();
-            let kind = msg.kind();
-            self.stats.with(from as usize, kind, |t| {
-                t.sent_msgs += 1;
-                t.sent_bytes += size as u64;
-            });
-            match self.net.transmit(self.now, from, to, size) {
-                Delivery::At(at) => queue.push_with_seq(at.0, seq, Event::Msg { from, to, msg }),
-                Delivery::Lost => self.stats.with(from as usize, kind, |t| t.lost_msgs += 1),
+        for out in outbox.drain(..) {
+            match out {
+                Out::Msg { to, msg } => {
+                    let size = msg.size_bytes();
+                    let kind = msg.kind();
+                    self.stats.with(from as usize, kind, |t| {
+                        t.sent_msgs += 1;
+                        t.sent_bytes += size as u64;
+                    });
+                    match self.net.transmit(self.now, from, to, size) {
+                        Delivery::At(at) => queue.push(at.0, Event::Msg { from, to, msg }),
+                        Delivery::Lost => {
+                            self.stats.with(from as usize, kind, |t| t.lost_msgs += 1)
+                        }
+                    }
+                }
+                Out::Timer {
+                    at,
+                    slot,
+                    generation,
+                } => queue.push(at.0, Event::Timer { slot, generation }),
             }
         }
     }
@@ -470,7 +498,9 @@ impl<N: Node, L: LatencyModel> Simulation<N, L> {
     /// Process the next event. Returns its instant, or `None` when nothing is pending.
     #[inline]
     pub fn step(&mut self) -> Option<SimTime> {
-        self.start();
+        if !self.started {
+            self.start();
+        }
         loop {
             let e = self.sched.queue.pop()?;
             self.now = SimTime(e.time);

@@ -1,0 +1,150 @@
+//! Netvigator-style milestone estimator on small graphs with known shortest paths.
+
+use netcoord::{Latency, MilestoneEstimator, milestones_along_path};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Floyd–Warshall with next-hop reconstruction; `w[i][j]` = edge weight or ∞.
+fn apsp(w: &[Vec<f64>]) -> (Vec<Vec<f64>>, Vec<Vec<usize>>) {
+    let n = w.len();
+    let mut d = w.to_vec();
+    let mut next: Vec<Vec<usize>> = (0..n).map(|_| (0..n).collect()).collect();
+    for i in 0..n {
+        d[i][i] = 0.0;
+    }
+    for k in 0..n {
+        for i in 0..n {
+            for j in 0..n {
+                if d[i][k] + d[k][j] < d[i][j] {
+                    d[i][j] = d[i][k] + d[k][j];
+                    next[i][j] = next[i][k];
+                }
+            }
+        }
+    }
+    (d, next)
+}
+
+fn path(next: &[Vec<usize>], a: usize, b: usize) -> Vec<usize> {
+    let mut p = vec![a];
+    let mut cur = a;
+    while cur != b {
+        cur = next[cur][b];
+        p.push(cur);
+    }
+    p
+}
+
+fn graph(n: usize, edges: &[(usize, usize, f64)]) -> Vec<Vec<f64>> {
+    let mut w = vec![vec![f64::INFINITY; n]; n];
+    for &(a, b, c) in edges {
+        w[a][b] = c;
+        w[b][a] = c;
+    }
+    w
+}
+
+fn estimator(w: &[Vec<f64>], landmarks: &[usize]) -> (MilestoneEstimator, Vec<Vec<f64>>) {
+    let (d, next) = apsp(w);
+    let lists = (0..w.len())
+        .map(|a| {
+            landmarks
+                .iter()
+                .flat_map(|&l| milestones_along_path(&path(&next, a, l), |x, y| w[x][y]))
+                .collect()
+        })
+        .collect();
+    (MilestoneEstimator::from_lists(lists).unwrap(), d)
+}
+
+#[test]
+fn hand_worked_graph() {
+    // Edges: 0–1:2, 1–2:3, 2–3:4, 4–1:1, 5–6:1, 6–3:5, 4–5:10. Landmark: node 3.
+    // Shortest paths to 3: 0→1→2→3 (9), 4→1→2→3 (8), 5→6→3 (6), 1→2→3 (7).
+    // Milestones: 0: {1:2, 2:5, 3:9}; 4: {1:1, 2:4, 3:8}; 5: {6:1, 3:6}; 1: {2:3, 3:7}.
+    let w = graph(
+        7,
+        &[
+            (0, 1, 2.0),
+            (1, 2, 3.0),
+            (2, 3, 4.0),
+            (4, 1, 1.0),
+            (5, 6, 1.0),
+            (6, 3, 5.0),
+            (4, 5, 10.0),
+        ],
+    );
+    let (est, d) = estimator(&w, &[3]);
+    assert_eq!(est.milestones(0), &[(0, 0.0), (1, 2.0), (2, 5.0), (3, 9.0)]);
+    // est(0,4) = min(2+1, 5+4, 9+8) = 3 via milestone 1, which lies on the true path 0–1–4 (3): exact.
+    assert_eq!(est.estimate_via(0, 4), Some((3.0, 1)));
+    assert_eq!(d[0][4], 3.0);
+    // est(0,1): node 1 is its own milestone (distance 0) and 0's milestone at 2 → exact 2.
+    assert_eq!(est.estimate(0, 1), Some(2.0));
+    // est(0,5): only the landmark is shared: 9 + 6 = 15, but the true path 0–1–4–5 is 13.
+    assert_eq!(est.estimate(0, 5), Some(15.0));
+    assert_eq!(d[0][5], 13.0);
+    // est(4,5) = 8 + 6 = 14 vs the direct edge 10.
+    assert_eq!(est.get(4, 5), 14.0);
+    assert_eq!(est.get(2, 2), 0.0);
+    // Distances to the landmark itself are exact (landmark is everyone's milestone).
+    for a in 0..7 {
+        assert_eq!(est.estimate(a, 3), Some(d[a][3]));
+    }
+}
+
+#[test]
+fn random_graphs_upper_bound_and_exact_on_shared_path_milestones() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
+    for _ in 0..20 {
+        let n = 25;
+        // A random spanning tree plus extra random edges, integer weights 1..20 (exact sums).
+        let mut edges = Vec::new();
+        for v in 1..n {
+            edges.push((
+                v,
+                rng.random_range(0..v),
+                f64::from(rng.random_range(1..20u32)),
+            ));
+        }
+        for _ in 0..20 {
+            let (a, b) = (rng.random_range(0..n), rng.random_range(0..n));
+            if a != b {
+                edges.push((a, b, f64::from(rng.random_range(1..20u32))));
+            }
+        }
+        let w = graph(n, &edges);
+        let landmarks = [0, 7, 19];
+        let (est, d) = estimator(&w, &landmarks);
+        let mut exact = 0;
+        for a in 0..n {
+            for b in 0..n {
+                let e = est
+                    .estimate(a, b)
+                    .expect("landmarks are shared by everyone");
+                assert!(e >= d[a][b], "estimate is an upper bound");
+                // Exact iff some shared milestone lies on a true shortest a–b path.
+                let on_path = est.milestones(a).iter().any(|&(m, dam)| {
+                    est.milestones(b)
+                        .iter()
+                        .any(|&(m2, dbm)| m2 == m && dam + dbm == d[a][b])
+                });
+                assert_eq!(e == d[a][b], on_path, "pair ({a},{b})");
+                exact += usize::from(on_path);
+            }
+        }
+        assert!(exact > n, "many pairs are exact");
+    }
+}
+
+#[test]
+fn disjoint_lists_and_subset_ids() {
+    // Nodes with ids 10 and 20 in the milestone space and no shared milestone.
+    let est = MilestoneEstimator::new(&[10, 20], vec![vec![(1, 5.0)], vec![(2, 5.0)]]).unwrap();
+    assert_eq!(est.estimate(0, 1), None);
+    assert_eq!(est.get(0, 1), f64::INFINITY);
+    // Duplicate milestones keep the smallest distance; node 1 (id 20) listed by node 0 is exact.
+    let est = MilestoneEstimator::new(&[10, 20], vec![vec![(20, 9.0), (20, 7.0)], vec![]]).unwrap();
+    assert_eq!(est.estimate_via(0, 1), Some((7.0, 20)));
+    assert!(MilestoneEstimator::new(&[0], vec![vec![(1, -1.0)]]).is_err());
+}

@@ -1,0 +1,79 @@
+//! Ping-pong among N nodes for a fixed number of events; prints events/s.
+//!
+//! `cargo run --release -p sim-core --example ping_pong -- [nodes] [events]`
+//! Used with `valgrind --tool=callgrind` to count instructions per event (run two event
+//! counts and divide the difference, which cancels the set-up cost).
+
+use rand::RngExt;
+use sim_core::*;
+
+#[derive(Clone, Copy)]
+enum Pp {
+    Ping,
+    Pong,
+}
+impl Message for Pp {
+    const KINDS: &'static [&'static str] = &["ping", "pong"];
+    fn kind(&self) -> usize {
+        *self as usize
+    }
+    fn size_bytes(&self) -> u32 {
+        64
+    }
+}
+
+struct PingPong;
+
+impl Node for PingPong {
+    type Msg = Pp;
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Pp>) {
+        let n = ctx.node_count() as u32;
+        let to = ctx.rng().random_range(0..n);
+        ctx.send(to, Pp::Ping);
+    }
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Pp>, from: NodeId, msg: Pp) {
+        match msg {
+            Pp::Ping => ctx.send(from, Pp::Pong),
+            Pp::Pong => {
+                let n = ctx.node_count() as u32;
+                let to = ctx.rng().random_range(0..n);
+                ctx.send(to, Pp::Ping);
+            }
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("number"))
+        .collect();
+    let n = args.first().copied().unwrap_or(10_000) as usize;
+    let events = args.get(1).copied().unwrap_or(10_000_000);
+    let mut rng = rng::stream_rng(1, rng::GLOBAL_STREAM, "plane");
+    let coords = (0..n)
+        .map(|_| {
+            [
+                rng.random_range(0.0..1000.0),
+                rng.random_range(0.0..1000.0),
+                0.0,
+            ]
+        })
+        .collect();
+    let net = Network::ideal(CoordinateLatency::new(coords, 0.2));
+    let mut cfg = SimConfig::new(7);
+    cfg.per_node_stats = false;
+    let mut sim = Simulation::new((0..n).map(|_| PingPong).collect(), net, cfg);
+    sim.start();
+    let t0 = std::time::Instant::now();
+    while sim.events_processed() < events {
+        sim.step();
+    }
+    let s = t0.elapsed().as_secs_f64();
+    println!(
+        "nodes {n} events {} wall {s:.3} s -> {:.2} M events/s (simulated {})",
+        sim.events_processed(),
+        sim.events_processed() as f64 / s / 1e6,
+        sim.now()
+    );
+}

@@ -1,0 +1,141 @@
+//! Error types shared by the readers and generators.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A parse error at a position in a text input.
+///
+/// `Display` is `file:line:column: message` (1-based line and column; `<input>` when the input
+/// has no file name), e.g. `topo.brite:12:5: expected a number for edge length, found "x"`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}:{column}: {message}", DisplayPath(path.as_deref()))]
+pub struct ParseError {
+    /// File the input came from, if known.
+    pub path: Option<PathBuf>,
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column (in characters) of the offending token, or one past the line's end.
+    pub column: usize,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+impl ParseError {
+    /// Construct an error.
+    pub fn new(
+        path: Option<&Path>,
+        line: usize,
+        column: usize,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            path: path.map(Path::to_path_buf),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+struct DisplayPath<'a>(Option<&'a Path>);
+
+impl fmt::Display for DisplayPath<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(p) => write!(f, "{}", p.display()),
+            None => f.write_str("<input>"),
+        }
+    }
+}
+
+/// Reading a file failed: I/O (including gzip decoding) or parsing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The file could not be opened or read.
+    #[error("{}: {source}", DisplayPath(path.as_deref()))]
+    Io {
+        /// File name, if known.
+        path: Option<PathBuf>,
+        /// Underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The content is malformed.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+}
+
+impl ReadError {
+    /// The parse error, if this is one.
+    pub fn as_parse(&self) -> Option<&ParseError> {
+        match self {
+            Self::Parse(p) => Some(p),
+            Self::Io { .. } => None,
+        }
+    }
+}
+
+/// A generator could not run with the given parameters.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// A parameter is out of range.
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
+    /// More nodes than free integer cells (BRITE would loop forever).
+    #[error("cannot place {n} nodes on distinct cells of a {hs}x{hs} plane")]
+    PlaneFull {
+        /// Requested nodes.
+        n: usize,
+        /// Plane side.
+        hs: u32,
+    },
+}
+
+/// Split a line into tokens separated by whitespace or NUL bytes, with 1-based char columns.
+pub(crate) fn tokens(line: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start: Option<(usize, usize)> = None; // (byte, col)
+    let mut col = 0;
+    for (b, c) in line.char_indices() {
+        col += 1;
+        let sep = c.is_whitespace() || c == '\0';
+        match (sep, start) {
+            (true, Some((sb, sc))) => {
+                out.push((sc, &line[sb..b]));
+                start = None;
+            }
+            (false, None) => start = Some((b, col)),
+            _ => {}
+        }
+    }
+    if let Some((sb, sc)) = start {
+        out.push((sc, &line[sb..]));
+    }
+    out
+}
+
+/// Column one past the end of `line` (for "missing field" errors).
+pub(crate) fn end_column(line: &str) -> usize {
+    line.trim_end_matches(['\r', '\n']).chars().count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_and_columns() {
+        let t = tokens("  ab\tc\0 d");
+        assert_eq!(t, vec![(3, "ab"), (6, "c"), (9, "d")]);
+    }
+
+    #[test]
+    fn display_format() {
+        let e = ParseError::new(Some(Path::new("topo.brite")), 12, 5, "expected x");
+        assert_eq!(e.to_string(), "topo.brite:12:5: expected x");
+        let e = ParseError::new(None, 1, 2, "m");
+        assert_eq!(e.to_string(), "<input>:1:2: m");
+    }
+}

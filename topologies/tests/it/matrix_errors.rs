@@ -1,0 +1,278 @@
+//! Latency-matrix readers: options, and errors naming file, line and column.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use topologies::matrix::{parse_matrix, parse_triples};
+use topologies::{
+    FrameSelect, LatencyMatrix, MatrixOptions, Missing, TimeUnit, TripleOptions, read_frames,
+    read_matrix, read_triples,
+};
+
+/// A scratch directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Self {
+        let d = std::env::temp_dir().join(format!("topologies-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Self(d)
+    }
+    fn file(&self, name: &str, content: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+fn err_of(s: &Scratch, name: &str, content: &str) -> String {
+    let p = s.file(name, content.as_bytes());
+    read_matrix(&p, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn ragged_row() {
+    let s = Scratch::new("ragged");
+    let e = err_of(&s, "ragged.tsv", "0\t1\t2\n1\t0\n2\t1\t0\n");
+    assert!(e.contains("ragged.tsv:2:4:"), "{e}");
+    assert!(
+        e.contains("expected 3 values (as in line 1), found 2"),
+        "{e}"
+    );
+    let e = err_of(&s, "long.tsv", "0 1 2\n1 0 3\n2 1 0 9\n");
+    assert!(e.contains("long.tsv:3:7:") && e.contains("found 4"), "{e}");
+}
+
+#[test]
+fn non_number() {
+    let s = Scratch::new("nonnum");
+    let e = err_of(&s, "bad.tsv", "0\t1\t2\n1\t0\t3\n2\tx1\t0\n");
+    assert!(e.contains("bad.tsv:3:3:"), "{e}");
+    assert!(e.contains("expected a number, found \"x1\""), "{e}");
+    let e = err_of(&s, "inf.tsv", "0 inf\n1 0\n");
+    assert!(e.contains("inf.tsv:1:3:"), "{e}");
+}
+
+#[test]
+fn non_square() {
+    let s = Scratch::new("nonsq");
+    let e = err_of(&s, "short.tsv", "0 1 2\n1 0 3\n");
+    assert!(
+        e.contains("short.tsv:3:1:") && e.contains("non-square") && e.contains("only 2 rows"),
+        "{e}"
+    );
+    let e = err_of(&s, "tall.tsv", "0 1\n1 0\n2 2\n");
+    assert!(
+        e.contains("tall.tsv:3:1:") && e.contains("non-square"),
+        "{e}"
+    );
+    let e = err_of(&s, "empty.tsv", "\n\n");
+    assert!(e.contains("empty.tsv:3:1:") && e.contains("no data"), "{e}");
+}
+
+#[test]
+fn negative_value() {
+    let s = Scratch::new("neg");
+    let e = err_of(&s, "neg.tsv", "0 1\n-2.5 0\n");
+    assert!(
+        e.contains("neg.tsv:2:1:") && e.contains("negative latency -2.5"),
+        "{e}"
+    );
+    // the same value is fine when it is the missing marker or negatives are missing
+    let p = s.file("neg2.tsv", b"0 1\n-1 0\n");
+    let m = read_matrix(
+        &p,
+        &MatrixOptions {
+            missing: Missing::Value(-1.0),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(m.get(1, 0).is_nan());
+    let e = read_matrix(
+        s.file("neg3.tsv", b"0 -2\n-1 0\n"),
+        &MatrixOptions {
+            missing: Missing::Value(-1.0),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("neg3.tsv:1:3:"), "{e}");
+    let m = read_matrix(
+        s.file("neg4.tsv", b"0 -2\n-1 0\n"),
+        &MatrixOptions {
+            missing: Missing::Negative,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(m.missing_off_diagonal(), 2);
+}
+
+#[test]
+fn missing_units_and_gzip() {
+    let text = "0.5\t0\t0.02\n0\t0\tnan\n0.03\t0.04\t0\n";
+    let m = parse_matrix(text.as_bytes(), None, &MatrixOptions::seattle()).unwrap();
+    // seconds -> ms, zero off-diagonal missing, diagonal forced to 0
+    assert_eq!(m.get(0, 0), 0.0);
+    assert!(m.get(0, 1).is_nan() && m.get(1, 0).is_nan() && m.get(1, 2).is_nan());
+    assert!((m.get(0, 2) - 20.0).abs() < 1e-12);
+    assert_eq!(m.get(1, 1), 0.0);
+    let us = parse_matrix(
+        "0 1500\n2 0\n".as_bytes(),
+        None,
+        &MatrixOptions {
+            unit: TimeUnit::Micros,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(us.data, vec![0.0, 1.5, 0.002, 0.0]);
+
+    let s = Scratch::new("gz");
+    let p = s.0.join("m.tsv.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&p).unwrap(),
+        flate2::Compression::fast(),
+    );
+    enc.write_all(b"0 1 2\n1 0 3\n2 3 0\n").unwrap();
+    enc.finish().unwrap();
+    let m = read_matrix(&p, &MatrixOptions::default()).unwrap();
+    assert_eq!(
+        m,
+        LatencyMatrix {
+            n: 3,
+            data: vec![0.0, 1.0, 2.0, 1.0, 0.0, 3.0, 2.0, 3.0, 0.0]
+        }
+    );
+    assert!(matches!(
+        read_matrix(s.0.join("absent.tsv"), &MatrixOptions::default()),
+        Err(topologies::ReadError::Io { .. })
+    ));
+}
+
+#[test]
+fn frames_single_and_median() {
+    let s = Scratch::new("frames");
+    let p = s.file("f.tsv", b"0 1\n1 0\n0 3\n5 0\n0 2\nnan 0\n");
+    let o = MatrixOptions::default();
+    assert_eq!(
+        read_frames(&p, None, FrameSelect::Frame(2), &o)
+            .unwrap()
+            .data,
+        vec![0.0, 3.0, 5.0, 0.0]
+    );
+    // median of (1,3,2) = 2 and of (1,5) ignoring NaN = 3
+    assert_eq!(
+        read_frames(&p, None, FrameSelect::Median, &o).unwrap().data,
+        vec![0.0, 2.0, 3.0, 0.0]
+    );
+    let e = read_frames(&p, None, FrameSelect::Frame(4), &o)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("f.tsv:7:1:") && e.contains("at least 4 frames"),
+        "{e}"
+    );
+    let p2 = s.file("g.tsv", b"0 1\n1 0\n0 3\n");
+    let e = read_frames(&p2, None, FrameSelect::Median, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("g.tsv:4:1:") && e.contains("whole frames"),
+        "{e}"
+    );
+    let e = read_frames(&p2, Some(3), FrameSelect::Median, &o)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("g.tsv:1:4:") && e.contains("expected 3 values (as requested)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn triples() {
+    let text = "# i j rtt\n1 2 10\n2 3 20\n3 1 -1\n";
+    let o = TripleOptions {
+        one_based: true,
+        symmetric: true,
+        values: MatrixOptions {
+            missing: Missing::Value(-1.0),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let m = parse_triples(text.as_bytes(), None, &o).unwrap();
+    assert_eq!(m.n, 3);
+    assert_eq!(
+        (m.get(0, 1), m.get(1, 0), m.get(1, 2), m.get(2, 1)),
+        (10.0, 10.0, 20.0, 20.0)
+    );
+    assert!(m.get(2, 0).is_nan() && m.get(0, 2).is_nan());
+    assert_eq!(m.get(1, 1), 0.0);
+    // asymmetric, 0-based, explicit n
+    let m = parse_triples(
+        "0 1 5\n1 0 7\n".as_bytes(),
+        None,
+        &TripleOptions {
+            n: Some(4),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((m.n, m.get(0, 1), m.get(1, 0)), (4, 5.0, 7.0));
+    assert!(m.get(3, 2).is_nan());
+
+    let s = Scratch::new("triples");
+    let bad = |content: &str, o: &TripleOptions| {
+        read_triples(s.file("t.txt", content.as_bytes()), o)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = bad("0 1 5\n0 q 5\n", &TripleOptions::default());
+    assert!(e.contains("t.txt:2:3:") && e.contains("node index"), "{e}");
+    let e = bad("0 1 5\n0 1 6\n", &TripleOptions::default());
+    assert!(e.contains("t.txt:2:1:") && e.contains("duplicate"), "{e}");
+    let e = bad("0 1\n", &TripleOptions::default());
+    assert!(
+        e.contains("t.txt:1:4:") && e.contains("three fields"),
+        "{e}"
+    );
+    let e = bad(
+        "0 5 1\n",
+        &TripleOptions {
+            n: Some(3),
+            ..Default::default()
+        },
+    );
+    assert!(
+        e.contains("t.txt:1:3:") && e.contains("out of range"),
+        "{e}"
+    );
+    let e = bad("1 0 1\n", &o);
+    assert!(e.contains("t.txt:1:3:") && e.contains("1-based"), "{e}");
+    let e = bad("0 1 -3\n", &TripleOptions::default());
+    assert!(e.contains("t.txt:1:5:") && e.contains("negative"), "{e}");
+}
+
+#[test]
+fn matrix_helpers() {
+    let m = LatencyMatrix::from_fn(4, |i, j| (10 * i + j) as f64);
+    let s = m.subset(&[3, 1]);
+    assert_eq!(s.data, vec![33.0, 31.0, 13.0, 11.0]);
+    assert!(!m.is_symmetric(0.0));
+    let mut t = m.clone();
+    t.symmetrize(topologies::Symmetrize::Min);
+    assert_eq!((t.get(0, 3), t.get(3, 0)), (3.0, 3.0));
+    assert_eq!(m.to_tsv(1.0, 6).lines().next(), Some("0\t1\t2\t3"));
+}
