@@ -1,0 +1,18 @@
+//! Integration tests for the `vclock` crate (one binary, see the workspace conventions).
+//!
+//! - `history`: random message-passing histories with reachability ground truth;
+//! - `join`: merge is a join, comparison is the vector-clock order, dense = sparse;
+//! - `restriction`: restricting full clocks (paper §3.3, notes §5.3);
+//! - `stored`: clocks pruned at intermediate hops (notes §5.3);
+//! - `paper_example`: the worked example and the Algorithm 1 errata;
+//! - `wire`: the varint encoding and datagram budget;
+//! - `serde_support`: serde round trips (with `--features serde`).
+
+mod history;
+mod join;
+mod paper_example;
+mod restriction;
+#[cfg(feature = "serde")]
+mod serde_support;
+mod stored;
+mod wire;
