@@ -63,8 +63,8 @@ pub use churn::{Churn, ChurnAction, ScheduledChurn, SessionChurn};
 pub use dist::{Dist, DistError, Sampler};
 pub use metrics::{Histogram, MetricRow, Metrics, Scope, TimeSeries};
 pub use network::{
-    ConstantLatency, CoordinateLatency, Delivery, LatencyModel, LinkConfig, MatrixLatency, Network,
-    Ordering,
+    ConstantLatency, CoordinateLatency, Delivery, Latency, LatencyModel, LinkConfig, MatrixLatency,
+    Network, Ordering,
 };
 pub use rng::SimRng;
 pub use stats::{NetStats, Traffic};
@@ -151,29 +151,32 @@ enum Event<M> {
     Churn { node: NodeId, action: ChurnAction },
 }
 
-/// What a handler scheduled, in call order; inserted into the queue when it returns,
-/// so the queue's insertion order (which breaks ties) is the handler's call order.
-enum Out<M> {
-    Msg {
-        to: NodeId,
-        msg: M,
-    },
-    Timer {
-        at: SimTime,
-        slot: u32,
-        generation: u32,
-    },
-}
-
-/// Everything a handler can change besides its own node: queue, timers, outbox.
+/// Everything a handler can change besides its own node: the queue, the timers, the
+/// network and its traffic counters. Sends and timers go into the queue at once, so the
+/// queue's insertion order (which breaks ties) is the order of the calls.
 struct Sched<M> {
     queue: EventQueue<Event<M>>,
     timers: Vec<TimerSlot>,
     free_timers: Vec<u32>,
-    outbox: Vec<Out<M>>,
+    net: Network,
+    stats: NetStats,
 }
 
-impl<M> Sched<M> {
+impl<M: Message> Sched<M> {
+    #[inline]
+    fn send(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: M) {
+        let size = msg.size_bytes();
+        let kind = msg.kind();
+        self.stats.with(from as usize, kind, |t| {
+            t.sent_msgs += 1;
+            t.sent_bytes += size as u64;
+        });
+        match self.net.transmit(now, from, to, size) {
+            Delivery::At(at) => self.queue.push(at.0, Event::Msg { from, to, msg }),
+            Delivery::Lost => self.stats.with(from as usize, kind, |t| t.lost_msgs += 1),
+        }
+    }
+
     #[inline]
     fn set_timer(&mut self, at: SimTime, node: NodeId, incarnation: u32, tag: u64) -> TimerKey {
         let slot = match self.free_timers.pop() {
@@ -195,11 +198,7 @@ impl<M> Sched<M> {
         t.incarnation = incarnation;
         t.tag = tag;
         let generation = t.generation;
-        self.outbox.push(Out::Timer {
-            at,
-            slot,
-            generation,
-        });
+        self.queue.push(at.0, Event::Timer { slot, generation });
         TimerKey { slot, generation }
     }
 
@@ -226,7 +225,7 @@ pub struct Ctx<'a, M> {
     metrics: &'a mut Metrics,
 }
 
-impl<M> Ctx<'_, M> {
+impl<M: Message> Ctx<'_, M> {
     /// The current simulated instant.
     #[inline]
     pub fn now(&self) -> SimTime {
@@ -266,7 +265,7 @@ impl<M> Ctx<'_, M> {
     /// Send `msg` to `to`; the network decides when (and whether) it arrives.
     #[inline]
     pub fn send(&mut self, to: NodeId, msg: M) {
-        self.sched.outbox.push(Out::Msg { to, msg });
+        self.sched.send(self.now, self.me, to, msg);
     }
 
     /// Fire [`Node::on_timer`] with `tag` after `after` (zero = later at this instant).
@@ -324,8 +323,8 @@ impl SimConfig {
     }
 }
 
-/// A simulation: nodes of type `N` over a network with latency model `L`.
-pub struct Simulation<N: Node, L> {
+/// A simulation: nodes of type `N` over a [`Network`].
+pub struct Simulation<N: Node> {
     now: SimTime,
     seed: u64,
     nodes: Vec<N>,
@@ -333,8 +332,6 @@ pub struct Simulation<N: Node, L> {
     alive: Vec<bool>,
     incarnation: Vec<u32>,
     sched: Sched<N::Msg>,
-    net: Network<L>,
-    stats: NetStats,
     metrics: Metrics,
     churn_rngs: Vec<SimRng>,
     sessions: Option<SessionChurn>,
@@ -342,12 +339,12 @@ pub struct Simulation<N: Node, L> {
     started: bool,
 }
 
-impl<N: Node, L: LatencyModel> Simulation<N, L> {
+impl<N: Node> Simulation<N> {
     /// A simulation of `nodes` (node `i` gets id `i`) over `net`.
     ///
     /// # Panics
     /// If there are more than `u32::MAX` nodes, or churn names a node that does not exist.
-    pub fn new(nodes: Vec<N>, mut net: Network<L>, cfg: SimConfig) -> Self {
+    pub fn new(nodes: Vec<N>, mut net: Network, cfg: SimConfig) -> Self {
         let n = nodes.len();
         assert!(n < u32::MAX as usize, "too many nodes");
         net.init(n, cfg.seed);
@@ -365,10 +362,9 @@ impl<N: Node, L: LatencyModel> Simulation<N, L> {
                 queue: EventQueue::new(),
                 timers: Vec::new(),
                 free_timers: Vec::new(),
-                outbox: Vec::new(),
+                net,
+                stats: NetStats::new(<N::Msg as Message>::KINDS, n, cfg.per_node_stats),
             },
-            net,
-            stats: NetStats::new(<N::Msg as Message>::KINDS, n, cfg.per_node_stats),
             metrics: Metrics::new(),
             churn_rngs: Vec::new(),
             sessions: None,
@@ -462,37 +458,7 @@ impl<N: Node, L: LatencyModel> Simulation<N, L> {
             alive: &self.alive,
             metrics: &mut self.metrics,
         };
-        let r = f(&mut self.nodes[i], &mut ctx);
-        self.flush_outbox(id);
-        r
-    }
-
-    #[inline]
-    fn flush_outbox(&mut self, from: NodeId) {
-        let Sched { queue, outbox, .. } = &mut self.sched;
-        for out in outbox.drain(..) {
-            match out {
-                Out::Msg { to, msg } => {
-                    let size = msg.size_bytes();
-                    let kind = msg.kind();
-                    self.stats.with(from as usize, kind, |t| {
-                        t.sent_msgs += 1;
-                        t.sent_bytes += size as u64;
-                    });
-                    match self.net.transmit(self.now, from, to, size) {
-                        Delivery::At(at) => queue.push(at.0, Event::Msg { from, to, msg }),
-                        Delivery::Lost => {
-                            self.stats.with(from as usize, kind, |t| t.lost_msgs += 1)
-                        }
-                    }
-                }
-                Out::Timer {
-                    at,
-                    slot,
-                    generation,
-                } => queue.push(at.0, Event::Timer { slot, generation }),
-            }
-        }
+        f(&mut self.nodes[i], &mut ctx)
     }
 
     /// Process the next event. Returns its instant, or `None` when nothing is pending.
@@ -519,10 +485,12 @@ impl<N: Node, L: LatencyModel> Simulation<N, L> {
                 let size = msg.size_bytes();
                 let kind = msg.kind();
                 if !self.alive[to as usize] {
-                    self.stats.with(to as usize, kind, |t| t.dropped_dead += 1);
+                    self.sched
+                        .stats
+                        .with(to as usize, kind, |t| t.dropped_dead += 1);
                     return false;
                 }
-                self.stats.with(to as usize, kind, |t| {
+                self.sched.stats.with(to as usize, kind, |t| {
                     t.recv_msgs += 1;
                     t.recv_bytes += size as u64;
                 });
@@ -687,7 +655,7 @@ impl<N: Node, L: LatencyModel> Simulation<N, L> {
     }
     /// Traffic counters.
     pub fn stats(&self) -> &NetStats {
-        &self.stats
+        &self.sched.stats
     }
     /// The metrics registry.
     pub fn metrics(&self) -> &Metrics {
@@ -698,8 +666,8 @@ impl<N: Node, L: LatencyModel> Simulation<N, L> {
         &mut self.metrics
     }
     /// The network model.
-    pub fn network(&self) -> &Network<L> {
-        &self.net
+    pub fn network(&self) -> &Network {
+        &self.sched.net
     }
     /// Consume the simulation, returning the nodes.
     pub fn into_nodes(self) -> Vec<N> {

@@ -11,8 +11,11 @@
 //! ```
 //!
 //! and it is lost with probability `loss` (decided when it is sent). The base latency
-//! comes from a [`LatencyModel`]: a dense matrix ([`MatrixLatency`], up to ~10k nodes),
-//! coordinates ([`CoordinateLatency`]), a constant ([`ConstantLatency`]) or any closure.
+//! comes from a [`Latency`]: a dense matrix ([`MatrixLatency`], up to ~10k nodes),
+//! coordinates ([`CoordinateLatency`]), a constant ([`ConstantLatency`]) or, at the cost
+//! of one indirect call per message, any closure. `Latency` is an enum rather than a
+//! type parameter so that node logic sees one non-generic [`crate::Ctx`]; the `match`
+//! per message is a well-predicted branch.
 //! Shortest-path latencies over a topology are computed once into a matrix by the
 //! `topologies` crate and then used through [`MatrixLatency`].
 //!
@@ -178,11 +181,62 @@ pub enum Delivery {
     Lost,
 }
 
+/// The base latency model of a [`Network`].
+pub enum Latency {
+    /// See [`ConstantLatency`].
+    Constant(ConstantLatency),
+    /// See [`MatrixLatency`].
+    Matrix(MatrixLatency),
+    /// See [`CoordinateLatency`].
+    Coordinates(CoordinateLatency),
+    /// Any function of `(from, to)` (one indirect call per message).
+    Custom(Box<dyn Fn(NodeId, NodeId) -> SimTime + Send + Sync>),
+}
+
+impl std::fmt::Debug for Latency {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Latency::Constant(c) => f.debug_tuple("Constant").field(c).finish(),
+            Latency::Matrix(m) => write!(f, "Matrix({} nodes)", m.len()),
+            Latency::Coordinates(c) => write!(f, "Coordinates({} nodes)", c.xy.len()),
+            Latency::Custom(_) => f.write_str("Custom(..)"),
+        }
+    }
+}
+
+impl LatencyModel for Latency {
+    #[inline]
+    fn latency(&self, from: NodeId, to: NodeId) -> SimTime {
+        match self {
+            Latency::Constant(c) => c.latency(from, to),
+            Latency::Matrix(m) => m.latency(from, to),
+            Latency::Coordinates(c) => c.latency(from, to),
+            Latency::Custom(f) => f(from, to),
+        }
+    }
+}
+
+impl From<ConstantLatency> for Latency {
+    fn from(l: ConstantLatency) -> Self {
+        Latency::Constant(l)
+    }
+}
+impl From<MatrixLatency> for Latency {
+    fn from(l: MatrixLatency) -> Self {
+        Latency::Matrix(l)
+    }
+}
+impl From<CoordinateLatency> for Latency {
+    fn from(l: CoordinateLatency) -> Self {
+        Latency::Coordinates(l)
+    }
+}
+
 /// Latency model + link effects + the state they need (per-link FIFO clocks, uplink
 /// queues, per-sender random streams).
-#[derive(Clone, Debug)]
-pub struct Network<L> {
-    latency: L,
+#[derive(Debug)]
+pub struct Network {
+    latency: Latency,
     cfg: LinkConfig,
     rngs: Vec<SimRng>,
     fifo_last: HashMap<(NodeId, NodeId), SimTime>,
@@ -190,17 +244,17 @@ pub struct Network<L> {
     ns_per_byte: f64,
 }
 
-impl<L: LatencyModel> Network<L> {
+impl Network {
     /// A network with no jitter, no loss and no serialization delay.
-    pub fn ideal(latency: L) -> Self {
+    pub fn ideal(latency: impl Into<Latency>) -> Self {
         Self::new(latency, LinkConfig::default())
     }
 
     /// A network with the given link effects.
-    pub fn new(latency: L, cfg: LinkConfig) -> Self {
+    pub fn new(latency: impl Into<Latency>, cfg: LinkConfig) -> Self {
         let ns_per_byte = cfg.uplink_bps.map(|bps| 8e9 / bps).unwrap_or(0.0);
         Network {
-            latency,
+            latency: latency.into(),
             cfg,
             rngs: Vec::new(),
             fifo_last: HashMap::new(),
@@ -210,7 +264,7 @@ impl<L: LatencyModel> Network<L> {
     }
 
     /// The base latency model.
-    pub fn latency_model(&self) -> &L {
+    pub fn latency_model(&self) -> &Latency {
         &self.latency
     }
 

@@ -100,14 +100,24 @@ impl<T> EventQueue<T> {
         if words.iter().all(|w| *w == 0) {
             self.levels &= !(1 << level);
         }
-        let mut moving = std::mem::take(&mut self.buckets[level * DIGITS + digit]);
+        let idx = level * DIGITS + digit;
+        if level == 0 {
+            // Every entry of a level-0 bucket has the same time: the bucket becomes the
+            // FIFO as it is (an O(1) buffer swap; the empty FIFO's buffer is recycled).
+            let bucket = std::mem::take(&mut self.buckets[idx]);
+            self.last = bucket[0].time;
+            let old = std::mem::replace(&mut self.now, VecDeque::from(bucket));
+            self.buckets[idx] = Vec::from(old);
+            return;
+        }
+        let mut moving = std::mem::take(&mut self.buckets[idx]);
         let min = moving.iter().map(|e| e.time).min().expect("bucket bit set");
         self.last = min;
         for e in moving.drain(..) {
             self.place(e);
         }
         // Give the emptied vector back so its capacity is reused.
-        self.buckets[level * DIGITS + digit] = moving;
+        self.buckets[idx] = moving;
     }
 
     /// Time of the earliest entry.

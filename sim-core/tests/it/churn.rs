@@ -101,7 +101,7 @@ fn session_churn_alternates_and_is_reproducible() {
     };
     let a = mk();
     let b = mk();
-    let starts = |s: &Simulation<Heart, ConstantLatency>| -> Vec<Vec<SimTime>> {
+    let starts = |s: &Simulation<Heart>| -> Vec<Vec<SimTime>> {
         s.nodes().iter().map(|n| n.starts.clone()).collect()
     };
     assert_eq!(starts(&a), starts(&b));

@@ -33,7 +33,7 @@ impl Node for Gossip {
     }
 }
 
-fn run(n: usize, seed: u64) -> Simulation<Gossip, CoordinateLatency> {
+fn run(n: usize, seed: u64) -> Simulation<Gossip> {
     let coords = (0..n)
         .map(|i| [i as f64, (i * 7 % 13) as f64, 0.0])
         .collect();

@@ -60,12 +60,7 @@ impl Node for Sender {
     }
 }
 
-fn run(
-    cfg: LinkConfig,
-    count: u32,
-    gap: SimTime,
-    seed: u64,
-) -> Simulation<Sender, ConstantLatency> {
+fn run(cfg: LinkConfig, count: u32, gap: SimTime, seed: u64) -> Simulation<Sender> {
     let net = Network::new(ConstantLatency(SimTime::from_millis(20)), cfg);
     let mut sim = Simulation::new(
         vec![Sender::new(count, gap), Sender::new(0, gap)],
