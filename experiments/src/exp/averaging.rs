@@ -1,0 +1,204 @@
+//! `averaging`: PeerSim's stock event-driven example (push-pull averaging), replayed
+//! event for event so the two simulators can be compared side by side.
+//!
+//! A static random overlay gives every node `degree` out-links (distinct, not itself;
+//! PeerSim's `WireKOut`). Every node has a periodic timer of period `cycle_ms` with a
+//! uniformly random start in the first cycle (PeerSim's `CDScheduler` with
+//! `randstart`). At each tick a node sends its value to one random out-neighbour, which
+//! answers with its own value; both then hold the average. The network delay is zero.
+//! Hence exactly three events per node per cycle: the tick, the push, the reply.
+//!
+//! Table `cycles`: mean and variance of the values after every cycle (the variance
+//! falls geometrically, the mean stays put: the protocol's correctness check).
+
+use super::{Experiment, Job, parse_params};
+use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::row;
+use crate::scenario::{KeyError, Scenario, Spec, in_range};
+use crate::table::Table;
+use rand::RngExt;
+use serde::Deserialize;
+use sim_core::{ConstantLatency, Ctx, Message, Network, Node, NodeId, SimConfig, SimTime, Simulation};
+
+/// `[params]` of `averaging`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Number of nodes (default 10,000).
+    #[serde(default = "d_nodes")]
+    pub nodes: usize,
+    /// Out-links per node (default 20).
+    #[serde(default = "d_degree")]
+    pub degree: usize,
+    /// Cycles to simulate (default 100).
+    #[serde(default = "d_cycles")]
+    pub cycles: u32,
+    /// Cycle length, ms (default 1000).
+    #[serde(default = "d_cycle_ms")]
+    pub cycle_ms: f64,
+}
+
+fn d_nodes() -> usize {
+    10_000
+}
+fn d_degree() -> usize {
+    20
+}
+fn d_cycles() -> u32 {
+    100
+}
+fn d_cycle_ms() -> f64 {
+    1000.0
+}
+
+/// Push or reply, carrying a value.
+#[derive(Debug, Clone, Copy)]
+pub enum AvgMsg {
+    /// The initiator's value.
+    Push(f64),
+    /// The responder's value (before averaging).
+    Reply(f64),
+}
+
+impl Message for AvgMsg {
+    const KINDS: &'static [&'static str] = &["push", "reply"];
+    fn kind(&self) -> usize {
+        match self {
+            AvgMsg::Push(_) => 0,
+            AvgMsg::Reply(_) => 1,
+        }
+    }
+    fn size_bytes(&self) -> u32 {
+        16
+    }
+}
+
+/// An averaging node.
+#[derive(Debug)]
+pub struct AvgNode {
+    /// Current estimate.
+    pub value: f64,
+    links: Box<[NodeId]>,
+    cycle: SimTime,
+}
+
+impl Node for AvgNode {
+    type Msg = AvgMsg;
+    fn on_start(&mut self, ctx: &mut Ctx<'_, AvgMsg>) {
+        let start = ctx.rng().random_range(0..self.cycle.as_nanos().max(1));
+        ctx.set_timer(SimTime(start), 0);
+    }
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, AvgMsg>, _tag: u64) {
+        let k = ctx.rng().random_range(0..self.links.len());
+        ctx.send(self.links[k], AvgMsg::Push(self.value));
+        ctx.set_timer(self.cycle, 0);
+    }
+    fn on_message(&mut self, ctx: &mut Ctx<'_, AvgMsg>, from: NodeId, msg: AvgMsg) {
+        match msg {
+            AvgMsg::Push(v) => {
+                ctx.send(from, AvgMsg::Reply(self.value));
+                self.value = (self.value + v) / 2.0;
+            }
+            AvgMsg::Reply(v) => self.value = (self.value + v) / 2.0,
+        }
+    }
+}
+
+/// The `averaging` experiment.
+pub struct Averaging;
+
+/// Build the nodes: `degree` distinct random out-links each (from the node's
+/// `"overlay"` stream) and an initial value uniform in [0, 100) (`"init"` stream).
+pub fn build_nodes(p: &Params, seed: u64) -> Vec<AvgNode> {
+    let n = p.nodes;
+    let cycle = SimTime::from_millis_f64(p.cycle_ms);
+    (0..n)
+        .map(|i| {
+            let mut rng = sim_core::rng::stream_rng(seed, i as u64, "overlay");
+            let mut links: Vec<NodeId> = Vec::with_capacity(p.degree);
+            while links.len() < p.degree {
+                let j = rng.random_range(0..n as NodeId);
+                if j as usize != i && !links.contains(&j) {
+                    links.push(j);
+                }
+            }
+            let value = sim_core::rng::stream_rng(seed, i as u64, "init").random::<f64>() * 100.0;
+            AvgNode {
+                value,
+                links: links.into_boxed_slice(),
+                cycle,
+            }
+        })
+        .collect()
+}
+
+impl Experiment for Averaging {
+    fn name(&self) -> &'static str {
+        "averaging"
+    }
+    fn about(&self) -> &'static str {
+        "PeerSim's event-driven push-pull averaging example (engine comparison with PeerSim 1.0.5)"
+    }
+    fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
+        let p: Params = parse_params(spec)?;
+        in_range("params.nodes", p.nodes as f64, 2.0, 1e8)?;
+        in_range("params.degree", p.degree as f64, 1.0, (p.nodes - 1) as f64)?;
+        in_range("params.cycles", p.cycles as f64, 1.0, 1e6)?;
+        in_range("params.cycle_ms", p.cycle_ms, 1e-3, 1e9)?;
+        if spec.topology.is_some() || spec.churn.is_active() {
+            return Err(KeyError::new(
+                "topology",
+                "averaging replays PeerSim's example: no topology, no churn (zero delay)",
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
+        let p: Params = job.params()?;
+        let mut cfg = SimConfig::new(job.seed);
+        cfg.per_node_stats = false;
+        let net = Network::new(
+            ConstantLatency(SimTime::from_millis_f64(job.spec().network.constant_ms)),
+            job.spec().network.build(None)?.config().clone(),
+        );
+        let mut sim = Simulation::new(build_nodes(&p, job.seed), net, cfg);
+        let cycle = SimTime::from_millis_f64(p.cycle_ms);
+        let mut table = Table::new("cycles", &["cycle", "mean", "variance", "events"]);
+        let stats = |sim: &Simulation<AvgNode>| {
+            let n = sim.nodes().len() as f64;
+            let mean = sim.nodes().iter().map(|x| x.value).sum::<f64>() / n;
+            let var = sim.nodes().iter().map(|x| (x.value - mean).powi(2)).sum::<f64>() / n;
+            (mean, var)
+        };
+        let (m0, v0) = stats(&sim);
+        table.push(row![0u32, m0, v0, 0u64]);
+        for c in 1..=p.cycles {
+            // Ticks of cycle c happen in [(c-1)·T, c·T); sample just before c·T.
+            sim.run_until(SimTime(cycle.as_nanos() * c as u64 - 1));
+            let (m, v) = stats(&sim);
+            table.push(row![c, m, v, sim.events_processed()]);
+        }
+        Ok(vec![table])
+    }
+
+    fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
+        let swept = s.axes.iter().any(|a| a.key == "params.nodes");
+        vec![PlotSpec {
+            name: "variance".into(),
+            title: "Push-pull averaging: variance of the estimates".into(),
+            table: "cycles".into(),
+            kind: PlotKind::Line,
+            x: "cycle".into(),
+            y: "variance".into(),
+            series: swept.then(|| "params.nodes".into()),
+            facet: None,
+            filter: vec![],
+            aggregate: Aggregate::Mean,
+            x_label: Some("cycle".into()),
+            y_label: Some("variance".into()),
+            log_x: false,
+            log_y: true,
+        }]
+    }
+}

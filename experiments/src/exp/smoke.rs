@@ -1,0 +1,297 @@
+//! `smoke`: exercises the whole engine end to end.
+//!
+//! Every node pings a random peer every `ping_interval_ms` (the peer answers with a
+//! pong, and the sender records the round-trip time); at `rumor_at_s` node 0 starts a
+//! rumour that spreads by push gossip (each node forwards it once to `fanout` random
+//! peers). Over a Waxman topology with jitter, loss and churn this touches every part
+//! of `sim-core`: latency matrices, jitter, loss, FIFO links, churn, timers, metrics.
+//!
+//! Tables: `summary` (one row per metric), `timeseries` (alive nodes, rumour coverage
+//! and mean RTT per sampling interval), `rtt` (every measured RTT).
+
+use super::{Experiment, Job, parse_params};
+use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::row;
+use crate::scenario::{KeyError, Scenario, Spec, in_range, positive};
+use crate::table::Table;
+use rand::RngExt;
+use serde::Deserialize;
+use sim_core::{Ctx, Message, Node, NodeId, SimConfig, SimTime, Simulation};
+
+/// `[params]` of `smoke`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Simulated duration, seconds (default 60).
+    #[serde(default = "d_duration")]
+    pub duration_s: f64,
+    /// Interval between a node's pings, ms (default 1000).
+    #[serde(default = "d_ping")]
+    pub ping_interval_ms: f64,
+    /// Gossip fan-out (default 2).
+    #[serde(default = "d_fanout")]
+    pub fanout: u32,
+    /// When node 0 starts the rumour, seconds (default 1).
+    #[serde(default = "d_rumor")]
+    pub rumor_at_s: f64,
+    /// Sampling interval of the time series, seconds (default 1).
+    #[serde(default = "d_sample")]
+    pub sample_interval_s: f64,
+    /// Nodes when there is no `[topology]` (default 100).
+    #[serde(default = "d_nodes")]
+    pub nodes: usize,
+}
+
+fn d_duration() -> f64 {
+    60.0
+}
+fn d_ping() -> f64 {
+    1000.0
+}
+fn d_fanout() -> u32 {
+    2
+}
+fn d_rumor() -> f64 {
+    1.0
+}
+fn d_sample() -> f64 {
+    1.0
+}
+fn d_nodes() -> usize {
+    100
+}
+
+/// Messages of the smoke workload.
+#[derive(Debug, Clone, Copy)]
+pub enum SmokeMsg {
+    /// A ping carrying its send time.
+    Ping(SimTime),
+    /// The answer, echoing the ping's send time.
+    Pong(SimTime),
+    /// The rumour.
+    Rumor,
+}
+
+impl Message for SmokeMsg {
+    const KINDS: &'static [&'static str] = &["ping", "pong", "rumor"];
+    fn kind(&self) -> usize {
+        match self {
+            SmokeMsg::Ping(_) => 0,
+            SmokeMsg::Pong(_) => 1,
+            SmokeMsg::Rumor => 2,
+        }
+    }
+    fn size_bytes(&self) -> u32 {
+        match self {
+            SmokeMsg::Ping(_) | SmokeMsg::Pong(_) => 64,
+            SmokeMsg::Rumor => 256,
+        }
+    }
+}
+
+/// A smoke-test node.
+#[derive(Debug, Clone)]
+pub struct SmokeNode {
+    interval: SimTime,
+    fanout: u32,
+    /// When this node first heard the rumour.
+    pub informed_at: Option<SimTime>,
+    /// Measured round-trip times, ms.
+    pub rtts_ms: Vec<f64>,
+}
+
+impl SmokeNode {
+    fn spread(&mut self, ctx: &mut Ctx<'_, SmokeMsg>) {
+        if self.informed_at.is_some() {
+            return;
+        }
+        self.informed_at = Some(ctx.now());
+        let n = ctx.node_count() as u32;
+        for _ in 0..self.fanout {
+            let to = ctx.rng().random_range(0..n);
+            if to != ctx.me() {
+                ctx.send(to, SmokeMsg::Rumor);
+            }
+        }
+    }
+}
+
+impl Node for SmokeNode {
+    type Msg = SmokeMsg;
+    fn on_start(&mut self, ctx: &mut Ctx<'_, SmokeMsg>) {
+        let first = ctx.rng().random_range(0..self.interval.as_nanos().max(1));
+        ctx.set_timer(SimTime(first), 0);
+    }
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, SmokeMsg>, _tag: u64) {
+        let n = ctx.node_count() as u32;
+        let to = ctx.rng().random_range(0..n);
+        if to != ctx.me() {
+            ctx.send(to, SmokeMsg::Ping(ctx.now()));
+        }
+        ctx.set_timer(self.interval, 0);
+    }
+    fn on_message(&mut self, ctx: &mut Ctx<'_, SmokeMsg>, from: NodeId, msg: SmokeMsg) {
+        match msg {
+            SmokeMsg::Ping(t) => ctx.send(from, SmokeMsg::Pong(t)),
+            SmokeMsg::Pong(t) => self.rtts_ms.push((ctx.now() - t).as_millis_f64()),
+            SmokeMsg::Rumor => self.spread(ctx),
+        }
+    }
+}
+
+/// The `smoke` experiment.
+pub struct Smoke;
+
+impl Experiment for Smoke {
+    fn name(&self) -> &'static str {
+        "smoke"
+    }
+    fn about(&self) -> &'static str {
+        "engine smoke test: ping RTTs and push-gossip coverage over a topology with jitter, loss and churn"
+    }
+    fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
+        let p: Params = parse_params(spec)?;
+        positive("params.duration_s", p.duration_s)?;
+        in_range("params.ping_interval_ms", p.ping_interval_ms, 0.001, 1e9)?;
+        in_range("params.fanout", p.fanout as f64, 0.0, 1000.0)?;
+        in_range("params.rumor_at_s", p.rumor_at_s, 0.0, p.duration_s)?;
+        in_range("params.sample_interval_s", p.sample_interval_s, 1e-3, p.duration_s)?;
+        in_range("params.nodes", p.nodes as f64, 2.0, 1e7)?;
+        Ok(())
+    }
+
+    fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
+        let p: Params = job.params()?;
+        let spec = job.spec();
+        let topo = spec.topology.as_ref().map(|t| t.build(job.seed)).transpose()?;
+        let n = topo.as_ref().map(|t| t.n).unwrap_or(p.nodes);
+        let net = spec.network.build(topo.as_ref())?;
+        let mut cfg = SimConfig::new(job.seed);
+        cfg.churn = spec.churn.build(n)?;
+        cfg.per_node_stats = spec.network.per_node_stats;
+        let interval = SimTime::from_millis_f64(p.ping_interval_ms);
+        let nodes = (0..n)
+            .map(|_| SmokeNode {
+                interval,
+                fanout: p.fanout,
+                informed_at: None,
+                rtts_ms: Vec::new(),
+            })
+            .collect();
+        let mut sim = Simulation::new(nodes, net, cfg);
+        let until = SimTime::from_secs_f64(p.duration_s);
+        let rumor_at = SimTime::from_secs_f64(p.rumor_at_s);
+        let mut ts = Table::new("timeseries", &["time_s", "metric", "value"]);
+        let mut cursor = vec![0usize; n];
+        let mut rumor_started = false;
+        let sample = SimTime::from_secs_f64(p.sample_interval_s);
+        let mut t = SimTime::ZERO;
+        while t < until {
+            let next = (t + sample).min(until);
+            if !rumor_started && rumor_at <= next {
+                sim.run_until(rumor_at);
+                sim.with_node(0, |node, ctx| node.spread(ctx));
+                rumor_started = true;
+            }
+            sim.run_until(next);
+            t = next;
+            let (mut sum, mut cnt) = (0.0, 0usize);
+            for (i, node) in sim.nodes().iter().enumerate() {
+                for r in &node.rtts_ms[cursor[i]..] {
+                    sum += r;
+                    cnt += 1;
+                }
+                cursor[i] = node.rtts_ms.len();
+            }
+            let informed = sim.nodes().iter().filter(|x| x.informed_at.is_some()).count();
+            let ts_s = t.as_secs_f64();
+            ts.push(row![ts_s, "alive_nodes", sim.alive_count() as f64]);
+            ts.push(row![ts_s, "rumor_coverage", informed as f64 / n as f64]);
+            ts.push(row![ts_s, "rtt_mean_ms", if cnt > 0 { sum / cnt as f64 } else { f64::NAN }]);
+        }
+        let mut rtt = Table::new("rtt", &["rtt_ms"]);
+        let mut all = sim_core::Histogram::new();
+        for node in sim.nodes() {
+            for &r in &node.rtts_ms {
+                rtt.push(row![r]);
+                all.record(r);
+            }
+        }
+        let mut summary = Table::new("summary", &["metric", "value"]);
+        summary.push(row!["nodes", n as f64]);
+        summary.push(row!["events", sim.events_processed() as f64]);
+        for (stat, v) in all.summary() {
+            summary.push(row![format!("rtt_ms_{stat}"), v]);
+        }
+        let stats = sim.stats();
+        for (k, kind) in stats.kinds().iter().enumerate() {
+            for (field, v) in stats.kind(k).fields() {
+                summary.push(row![format!("{kind}_{field}"), v as f64]);
+            }
+        }
+        for m in ["churn_joins", "churn_leaves", "churn_crashes"] {
+            summary.push(row![m, sim.metrics().counter(m, sim_core::Scope::Global)]);
+        }
+        let informed: Vec<f64> = sim
+            .nodes()
+            .iter()
+            .filter_map(|x| x.informed_at.map(|t| (t - rumor_at).as_secs_f64()))
+            .collect();
+        summary.push(row!["rumor_coverage", informed.len() as f64 / n as f64]);
+        Ok(vec![summary, ts, rtt])
+    }
+
+    fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
+        let series: Option<String> = s.axes.first().map(|a| a.key.clone());
+        vec![
+            PlotSpec {
+                name: "coverage".into(),
+                title: "Rumour coverage over time (push gossip)".into(),
+                table: "timeseries".into(),
+                kind: PlotKind::Line,
+                x: "time_s".into(),
+                y: "value".into(),
+                series: series.clone(),
+                facet: None,
+                filter: vec![("metric".into(), "rumor_coverage".into())],
+                aggregate: Aggregate::MeanWithStdErr,
+                x_label: Some("time (s)".into()),
+                y_label: Some("fraction of nodes informed".into()),
+                log_x: false,
+                log_y: false,
+            },
+            PlotSpec {
+                name: "alive".into(),
+                title: "Nodes alive (churn)".into(),
+                table: "timeseries".into(),
+                kind: PlotKind::Line,
+                x: "time_s".into(),
+                y: "value".into(),
+                series: series.clone(),
+                facet: None,
+                filter: vec![("metric".into(), "alive_nodes".into())],
+                aggregate: Aggregate::MeanWithStdErr,
+                x_label: Some("time (s)".into()),
+                y_label: Some("alive nodes".into()),
+                log_x: false,
+                log_y: false,
+            },
+            PlotSpec {
+                name: "rtt_cdf".into(),
+                title: "Ping round-trip time".into(),
+                table: "rtt".into(),
+                kind: PlotKind::Cdf,
+                x: "rtt_ms".into(),
+                y: "rtt_ms".into(),
+                series: series.clone(),
+                facet: None,
+                filter: vec![],
+                aggregate: Aggregate::None,
+                x_label: Some("RTT (ms)".into()),
+                y_label: Some("CDF".into()),
+                log_x: false,
+                log_y: false,
+            },
+        ]
+    }
+}

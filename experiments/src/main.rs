@@ -1,0 +1,468 @@
+//! `mmvesim`: run, sweep, merge and plot mmvesim scenarios; generate and inspect
+//! topologies.
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use experiments::exp;
+use experiments::runner::{self, RunOptions, Shard};
+use experiments::scenario::Scenario;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Deterministic discrete-event simulation of networked games and MMVEs.
+#[derive(Parser, Debug)]
+#[command(name = "mmvesim", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// List registered experiments and the scenarios in a folder.
+    List {
+        /// Folder of scenario files.
+        #[arg(long, default_value = "scenarios")]
+        dir: PathBuf,
+    },
+    /// Check scenario files without running them.
+    Validate {
+        /// Scenario files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Run every point and repetition of a scenario (in parallel).
+    Run {
+        /// Scenario file.
+        file: PathBuf,
+        /// Output folder (default: results/<scenario name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Do not draw plots.
+        #[arg(long)]
+        no_plots: bool,
+    },
+    /// Like `run`, optionally one shard of the jobs (for cluster job arrays).
+    Sweep {
+        /// Scenario file.
+        file: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Run only shard I of N (1-based): jobs j with j mod N = I-1.
+        #[arg(long)]
+        shard: Option<Shard>,
+        /// Output folder (default: results/<scenario name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Do not draw plots.
+        #[arg(long)]
+        no_plots: bool,
+    },
+    /// Merge the finished jobs of shard folders into one result (tables, manifest, plots).
+    Merge {
+        /// Shard output folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output folder (default: the first folder).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The scenario file (for plots and the manifest; default: from the manifest).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+    },
+    /// Redraw the plots of a results folder.
+    Plot {
+        /// Results folder (with manifest.json).
+        dir: PathBuf,
+    },
+    /// Generate or inspect topologies.
+    Topo {
+        #[command(subcommand)]
+        cmd: TopoCmd,
+    },
+    /// Run every scenario in a folder.
+    Reproduce {
+        /// Folder of scenario files.
+        #[arg(long, default_value = "scenarios")]
+        dir: PathBuf,
+        /// Worker threads.
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Only scenarios whose file name contains this text.
+        #[arg(long)]
+        only: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum TopoCmd {
+    /// Generate a BRITE router-level Waxman topology and write it as a `.brite` file.
+    Gen {
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Number of nodes.
+        #[arg(long, default_value_t = 1000)]
+        nodes: usize,
+        /// Links per new node.
+        #[arg(long, default_value_t = 2)]
+        m: usize,
+        /// Waxman alpha.
+        #[arg(long, default_value_t = 0.15)]
+        alpha: f64,
+        /// Waxman beta.
+        #[arg(long, default_value_t = 0.2)]
+        beta: f64,
+        /// Plane side HS.
+        #[arg(long, default_value_t = 1000)]
+        hs: u32,
+        /// Inner square side LS.
+        #[arg(long, default_value_t = 100)]
+        ls: u32,
+        /// Heavy-tailed placement instead of random.
+        #[arg(long)]
+        heavy_tailed: bool,
+        /// Model: waxman or ba (Barabási–Albert).
+        #[arg(long, default_value = "waxman")]
+        model: String,
+        /// Portable seed (ignored with --brite-seeds).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Use BRITE's own erand48 streams with this seed file (six lines `NAME w0 w1 w2`);
+        /// `default` uses BRITE's shipped seed_file words. Output is then byte-identical
+        /// to BRITE's C++ generator.
+        #[arg(long)]
+        brite_seeds: Option<String>,
+    },
+    /// Print statistics of a `.brite` file or a latency matrix.
+    Inspect {
+        /// A `.brite` file or a matrix (`.tsv`, `.txt`, `.gz`).
+        file: PathBuf,
+        /// Plane side in ms (for `.brite` link latencies).
+        #[arg(long, default_value_t = 200.0)]
+        side_ms: f64,
+        /// Matrix unit: ms, s, us.
+        #[arg(long, default_value = "ms")]
+        unit: String,
+        /// Treat 0 off the diagonal as missing (Seattle data).
+        #[arg(long)]
+        zero_missing: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match real_main(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(file: &Path) -> Result<Scenario> {
+    Scenario::load(file).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("toml"))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+fn report(s: &Scenario, sum: &runner::RunSummary) {
+    println!(
+        "{}: {} job(s) run, {} already done, {:.2} s wall",
+        s.name, sum.ran, sum.skipped, sum.wall_s
+    );
+    if sum.complete {
+        for w in &sum.written {
+            println!("  wrote {}", w.display());
+        }
+    } else {
+        println!(
+            "  shard finished; when every shard is done: mmvesim merge {} ...",
+            sum.out.display()
+        );
+    }
+}
+
+fn real_main(cli: Cli) -> Result<()> {
+    match cli.cmd {
+        Cmd::List { dir } => {
+            println!("experiments:");
+            for e in exp::registry() {
+                println!("  {:<22} {}", e.name(), e.about());
+            }
+            if dir.is_dir() {
+                println!("scenarios in {}:", dir.display());
+                for f in scenario_files(&dir)? {
+                    match Scenario::load(&f) {
+                        Ok(s) => println!(
+                            "  {:<34} {:<20} {} point(s) × {} rep(s)  {}",
+                            f.display(),
+                            s.experiment,
+                            s.points.len(),
+                            s.repetitions,
+                            s.reproduces
+                        ),
+                        Err(e) => println!("  {:<34} INVALID: {e}", f.display()),
+                    }
+                }
+            }
+        }
+        Cmd::Validate { files } => {
+            let mut bad = 0;
+            for f in &files {
+                match Scenario::load(f) {
+                    Ok(s) => println!(
+                        "{}: ok ({} `{}`, {} point(s) × {} repetition(s))",
+                        f.display(),
+                        s.name,
+                        s.experiment,
+                        s.points.len(),
+                        s.repetitions
+                    ),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        bad += 1;
+                    }
+                }
+            }
+            if bad > 0 {
+                bail!("{bad} of {} scenario file(s) invalid", files.len());
+            }
+        }
+        Cmd::Run {
+            file,
+            out,
+            jobs,
+            no_plots,
+        } => {
+            let s = load(&file)?;
+            let sum = runner::run(
+                &s,
+                &RunOptions {
+                    out,
+                    jobs,
+                    shard: None,
+                    no_plots,
+                    quiet: false,
+                },
+            )?;
+            report(&s, &sum);
+        }
+        Cmd::Sweep {
+            file,
+            jobs,
+            shard,
+            out,
+            no_plots,
+        } => {
+            let s = load(&file)?;
+            let sum = runner::run(
+                &s,
+                &RunOptions {
+                    out,
+                    jobs,
+                    shard,
+                    no_plots,
+                    quiet: false,
+                },
+            )?;
+            report(&s, &sum);
+        }
+        Cmd::Merge {
+            dirs,
+            out,
+            scenario,
+        } => {
+            let out = out.unwrap_or_else(|| dirs[0].clone());
+            let scenario_file = match scenario {
+                Some(f) => Some(f),
+                None => manifest_field(&dirs, "file").map(PathBuf::from),
+            };
+            let s = scenario_file.as_deref().map(load).transpose()?;
+            let exp_name = match &s {
+                Some(s) => s.experiment.clone(),
+                None => manifest_field(&dirs, "experiment")
+                    .context("no manifest.json and no --scenario: cannot tell the experiment")?,
+            };
+            let e = exp::find(&exp_name).with_context(|| format!("unknown experiment {exp_name}"))?;
+            let written = runner::merge_into(&dirs, &out, s.as_ref(), e, true, 0.0)?;
+            for w in written {
+                println!("wrote {}", w.display());
+            }
+        }
+        Cmd::Plot { dir } => {
+            let file = manifest_field(std::slice::from_ref(&dir), "file")
+                .context("no manifest.json with a scenario file in that folder")?;
+            let s = load(Path::new(&file))?;
+            let e = exp::find(&s.experiment).context("unknown experiment")?;
+            for w in experiments::plot::render_all(&dir, &e.plots(&s))? {
+                println!("wrote {}", w.display());
+            }
+        }
+        Cmd::Topo { cmd } => topo(cmd)?,
+        Cmd::Reproduce { dir, jobs, only } => {
+            let files = scenario_files(&dir)?;
+            let mut failed = Vec::new();
+            for f in files {
+                if let Some(o) = &only
+                    && !f.to_string_lossy().contains(o.as_str())
+                {
+                    continue;
+                }
+                let r = load(&f).and_then(|s| {
+                    let sum = runner::run(
+                        &s,
+                        &RunOptions {
+                            jobs,
+                            ..Default::default()
+                        },
+                    )?;
+                    report(&s, &sum);
+                    Ok(())
+                });
+                if let Err(e) = r {
+                    eprintln!("{}: {e:#}", f.display());
+                    failed.push(f);
+                }
+            }
+            if !failed.is_empty() {
+                bail!("{} scenario(s) failed", failed.len());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn manifest_field(dirs: &[PathBuf], key: &str) -> Option<String> {
+    dirs.iter().find_map(|d| {
+        let b = std::fs::read(d.join("manifest.json")).ok()?;
+        let v: serde_json::Value = serde_json::from_slice(&b).ok()?;
+        v.get(key)?.as_str().map(str::to_owned)
+    })
+}
+
+fn topo(cmd: TopoCmd) -> Result<()> {
+    use topologies::stats::*;
+    use topologies::*;
+    match cmd {
+        TopoCmd::Gen {
+            out,
+            nodes,
+            m,
+            alpha,
+            beta,
+            hs,
+            ls,
+            heavy_tailed,
+            model,
+            seed,
+            brite_seeds,
+        } => {
+            let t = match model.as_str() {
+                "waxman" => {
+                    let p = WaxmanParams {
+                        n: nodes,
+                        hs,
+                        ls,
+                        m,
+                        alpha,
+                        beta,
+                        placement: if heavy_tailed {
+                            Placement::HeavyTailed
+                        } else {
+                            Placement::Random
+                        },
+                        ..WaxmanParams::default()
+                    };
+                    match brite_seeds {
+                        Some(src) => {
+                            let mut seeds = if src == "default" {
+                                BriteSeeds::default()
+                            } else {
+                                let text = std::fs::read_to_string(&src)
+                                    .with_context(|| format!("reading seed file {src}"))?;
+                                BriteSeeds::parse(&text).map_err(|e| anyhow::anyhow!("{src}: {e}"))?
+                            };
+                            rt_waxman_brite(&p, &mut seeds)?
+                        }
+                        None => rt_waxman_portable(&p, seed)?,
+                    }
+                }
+                "ba" => barabasi_albert(
+                    &BaParams {
+                        n: nodes,
+                        m,
+                        hs,
+                        bandwidth: 10.0,
+                    },
+                    seed,
+                )?,
+                other => bail!("unknown model `{other}` (waxman or ba)"),
+            };
+            runner::write_atomic(&out, to_brite_string(&t).as_bytes())?;
+            println!("wrote {} ({} nodes, {} edges)", out.display(), t.n(), t.edges.len());
+        }
+        TopoCmd::Inspect {
+            file,
+            side_ms,
+            unit,
+            zero_missing,
+        } => {
+            let name = file.to_string_lossy();
+            let matrix = if name.ends_with(".brite") {
+                let t = read_brite(&file)?;
+                let d = degree_stats(&t);
+                println!("{}: {} nodes, {} edges", file.display(), t.n(), t.edges.len());
+                println!(
+                    "degree: min {} mean {:.3} max {}",
+                    d.min, d.mean, d.max
+                );
+                let csr = t.csr(side_ms);
+                println!("connected: {}", is_connected(&csr));
+                let (mean, min, max) = length_summary(&t);
+                println!("link length (plane units): mean {mean:.2} min {min:.2} max {max:.2}");
+                let m = apsp(&csr);
+                println!("(latencies: plane side = {side_ms} ms)");
+                m
+            } else {
+                let opts = MatrixOptions {
+                    unit: match unit.as_str() {
+                        "ms" => TimeUnit::Millis,
+                        "s" => TimeUnit::Seconds,
+                        "us" => TimeUnit::Micros,
+                        u => bail!("unknown unit `{u}` (ms, s, us)"),
+                    },
+                    missing: if zero_missing {
+                        Missing::ZeroOffDiagonal
+                    } else {
+                        Missing::None
+                    },
+                    zero_diagonal: true,
+                };
+                let m = read_matrix(&file, &opts)?;
+                println!("{}: {} × {} matrix", file.display(), m.n, m.n);
+                m
+            };
+            println!("mean latency: {:.3} ms", mean_latency(&matrix));
+            if let Some(d) = diameter_latency(&matrix) {
+                println!("diameter (latency): {d:.3} ms");
+            }
+            let tv = triangle_violations(&matrix, Triples::Sampled { count: 100_000, seed: 1 });
+            println!("triangle-inequality violations: {tv:?}");
+        }
+    }
+    Ok(())
+}

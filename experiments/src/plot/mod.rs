@@ -1,0 +1,287 @@
+//! Declarative, deterministic figures from the tidy CSV tables an experiment writes.
+//!
+//! A [`PlotSpec`] names one CSV table (`<dir>/<table>.csv`, header row, one observation per row),
+//! the columns to put on the axes, an optional `series` column (one coloured line / marker set /
+//! bar group per distinct value, legend label `"col=value"`), an optional `facet` column (one
+//! sub-figure per distinct value, laid out in a grid), row filters and how repetitions are
+//! aggregated ([`Aggregate`]). [`render`] draws it with `plotters` and writes both
+//! `<dir>/plots/<name>.svg` and `<dir>/plots/<name>.png`.
+//!
+//! Design points:
+//! - **No system fonts**: text is laid out and rasterised with the DejaVu Sans font bundled by the
+//!   `dejavu` crate, registered with plotters' `ab_glyph` feature (no fontconfig / freetype).
+//! - **Deterministic output**: series, facets and categories are sorted (numerically if every
+//!   value parses as a number, else lexicographically), x values are sorted numerically, colours
+//!   come from a fixed palette ([`PALETTE`]), reductions run in file order; the same CSV gives a
+//!   byte-identical SVG (and PNG).
+//! - **Atomic files**: each output is written to `<file>.tmp` and then renamed.
+//! - The PNG is rendered into an in-memory RGB buffer and encoded with the `png` crate.
+//!
+//! ```no_run
+//! use experiments::plot::{Aggregate, PlotKind, PlotSpec, render};
+//!
+//! let spec = PlotSpec::new("delay_vs_n", "metrics", PlotKind::Line, "n_clients", "delay_ms")
+//!     .with_title("Interaction delay vs. number of clients")
+//!     .with_series("algorithm")
+//!     .with_aggregate(Aggregate::MeanWithStdErr);
+//! let files = render(std::path::Path::new("results/run1"), &spec)?;
+//! assert_eq!(files.len(), 2); // .svg and .png
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+
+mod data;
+mod draw;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use plotters::prelude::{BitMapBackend, IntoDrawingArea, SVGBackend};
+use serde::{Deserialize, Serialize};
+
+pub use draw::PALETTE;
+
+/// What kind of chart a [`PlotSpec`] draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlotKind {
+    /// Lines with markers through the (aggregated) points of each series, sorted by x.
+    #[serde(alias = "Line")]
+    Line,
+    /// Markers only.
+    #[serde(alias = "Scatter")]
+    Scatter,
+    /// Empirical cumulative distribution function of column `y` per series (`x` is unused,
+    /// `aggregate` and `log_y` are ignored; the probability axis is always linear 0..1).
+    #[serde(alias = "Cdf", alias = "CDF")]
+    Cdf,
+    /// Grouped bar chart: `x` is treated as a *categorical* column (distinct values sorted like
+    /// series), one bar per series inside each category; bars start at 0 on a linear y axis.
+    /// `Aggregate::None` is treated as `Mean` for bars; `log_x` is ignored.
+    #[serde(alias = "Bar")]
+    Bar,
+}
+
+/// How rows with equal (facet, series, x) — i.e. repetitions with different seeds — are combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aggregate {
+    /// Plot every row as its own point (bars use the mean).
+    #[default]
+    #[serde(alias = "None")]
+    None,
+    /// Arithmetic mean.
+    #[serde(alias = "Mean")]
+    Mean,
+    /// Mean with error bars of ± one standard error of the mean (sample standard deviation
+    /// divided by `sqrt(n)`; no bar when `n = 1`).
+    #[serde(alias = "MeanWithStdErr")]
+    MeanWithStdErr,
+    /// Median (mean of the two middle values for even counts).
+    #[serde(alias = "Median")]
+    Median,
+}
+
+/// Declarative description of one figure drawn from one tidy CSV table.
+///
+/// Numeric columns (`x`, `y`) are parsed as `f64`; empty cells, `NA`, `null`, `none` and `NaN`
+/// count as missing and the row is skipped (infinite values are skipped too); any other
+/// non-numeric value is an error. `series`, `facet` and `filter` columns are compared as the
+/// (trimmed) strings in the file. Serialised field names are the Rust names; enum values are
+/// snake_case (`"line"`, `"mean_with_std_err"`), PascalCase is accepted too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlotSpec {
+    /// Output file stem: the figure is written to `plots/<name>.svg` and `plots/<name>.png`.
+    pub name: String,
+    /// Figure title, drawn above all panels.
+    #[serde(default)]
+    pub title: String,
+    /// Input CSV file stem: the table is read from `<dir>/<table>.csv`.
+    pub table: String,
+    /// Chart type.
+    pub kind: PlotKind,
+    /// Column on the x axis (numeric; categorical for [`PlotKind::Bar`]; unused for [`PlotKind::Cdf`]).
+    #[serde(default)]
+    pub x: String,
+    /// Column on the y axis (numeric); for [`PlotKind::Cdf`] the column whose empirical CDF is drawn.
+    pub y: String,
+    /// Column whose distinct values become separate series (legend label `"col=value"`).
+    #[serde(default)]
+    pub series: Option<String>,
+    /// Column whose distinct values become separate sub-figures (captioned `"col=value"`) in a
+    /// grid of `ceil(sqrt(n))` columns. All panels share the same axis ranges.
+    #[serde(default)]
+    pub facet: Option<String>,
+    /// Keep only rows where every `(column, value)` pair matches exactly (as strings).
+    #[serde(default)]
+    pub filter: Vec<(String, String)>,
+    /// How repetitions with equal (facet, series, x) are combined.
+    #[serde(default)]
+    pub aggregate: Aggregate,
+    /// X-axis description; defaults to the x column (the y column for CDFs).
+    #[serde(default)]
+    pub x_label: Option<String>,
+    /// Y-axis description; defaults to the y column plus the aggregate, e.g. `"delay (mean ± s.e.)"`.
+    #[serde(default)]
+    pub y_label: Option<String>,
+    /// Logarithmic x axis (used only if every plotted x value is > 0, else linear).
+    #[serde(default)]
+    pub log_x: bool,
+    /// Logarithmic y axis (used only if every plotted y value is > 0, else linear).
+    #[serde(default)]
+    pub log_y: bool,
+}
+
+impl PlotSpec {
+    /// A spec with the given output name, table, kind and axis columns; title = `name`, no series,
+    /// facets or filters, [`Aggregate::None`], default labels, linear axes.
+    pub fn new(
+        name: impl Into<String>,
+        table: impl Into<String>,
+        kind: PlotKind,
+        x: impl Into<String>,
+        y: impl Into<String>,
+    ) -> Self {
+        let name = name.into();
+        Self {
+            title: name.clone(),
+            name,
+            table: table.into(),
+            kind,
+            x: x.into(),
+            y: y.into(),
+            series: None,
+            facet: None,
+            filter: Vec::new(),
+            aggregate: Aggregate::None,
+            x_label: None,
+            y_label: None,
+            log_x: false,
+            log_y: false,
+        }
+    }
+
+    /// Sets the figure title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// Sets the series column.
+    pub fn with_series(mut self, column: impl Into<String>) -> Self {
+        self.series = Some(column.into());
+        self
+    }
+
+    /// Sets the facet column.
+    pub fn with_facet(mut self, column: impl Into<String>) -> Self {
+        self.facet = Some(column.into());
+        self
+    }
+
+    /// Adds a row filter `column == value`.
+    pub fn with_filter(mut self, column: impl Into<String>, value: impl Into<String>) -> Self {
+        self.filter.push((column.into(), value.into()));
+        self
+    }
+
+    /// Sets the aggregation over repetitions.
+    pub fn with_aggregate(mut self, aggregate: Aggregate) -> Self {
+        self.aggregate = aggregate;
+        self
+    }
+
+    /// Sets both axis descriptions.
+    pub fn with_labels(mut self, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
+        self.x_label = Some(x_label.into());
+        self.y_label = Some(y_label.into());
+        self
+    }
+
+    /// Requests logarithmic x and/or y axes.
+    pub fn with_log(mut self, log_x: bool, log_y: bool) -> Self {
+        self.log_x = log_x;
+        self.log_y = log_y;
+        self
+    }
+}
+
+/// Writes `bytes` to `path` atomically (via `<path>.tmp` and a rename).
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    fs::rename(&tmp, path)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+}
+
+/// Encodes an 8-bit RGB buffer as PNG.
+fn encode_png(rgb: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().context("PNG header")?;
+        writer.write_image_data(rgb).context("PNG encoding")?;
+        writer.finish().context("PNG encoding")?;
+    }
+    Ok(out)
+}
+
+/// Renders `spec` from `dir/<table>.csv` to `dir/plots/<name>.svg` and `dir/plots/<name>.png`
+/// (creating `dir/plots/`), returning the two paths (SVG first).
+///
+/// Errors: missing table file, missing column (the message names it and lists the available
+/// columns), a non-numeric value in a numeric column, no numeric data left after filtering, an
+/// invalid `name` (empty or containing a path separator), and I/O failures.
+pub fn render(dir: &Path, spec: &PlotSpec) -> Result<Vec<PathBuf>> {
+    if spec.name.is_empty() || spec.name.contains(['/', '\\']) || spec.name.starts_with('.') {
+        bail!(
+            "invalid plot name '{}': must be a non-empty file stem without path separators",
+            spec.name
+        );
+    }
+    draw::ensure_fonts()?;
+    let table = data::Table::read(&dir.join(format!("{}.csv", spec.table)))
+        .with_context(|| format!("plot '{}'", spec.name))?;
+    let prepared = data::prepare(&table, spec).with_context(|| format!("plot '{}'", spec.name))?;
+    let size = draw::figure_size(&prepared);
+
+    let mut svg = String::new();
+    draw::draw_figure(
+        SVGBackend::with_string(&mut svg, size).into_drawing_area(),
+        spec,
+        &prepared,
+    )
+    .with_context(|| format!("plot '{}' (SVG)", spec.name))?;
+
+    let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    draw::draw_figure(
+        BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area(),
+        spec,
+        &prepared,
+    )
+    .with_context(|| format!("plot '{}' (PNG)", spec.name))?;
+    let png = encode_png(&rgb, size)?;
+
+    let out_dir = dir.join("plots");
+    fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let svg_path = out_dir.join(format!("{}.svg", spec.name));
+    let png_path = out_dir.join(format!("{}.png", spec.name));
+    write_atomic(&svg_path, svg.as_bytes())?;
+    write_atomic(&png_path, &png)?;
+    Ok(vec![svg_path, png_path])
+}
+
+/// Renders every spec in order (see [`render`]) and returns all written paths; stops at the
+/// first error, which names the failing plot.
+pub fn render_all(dir: &Path, specs: &[PlotSpec]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::with_capacity(2 * specs.len());
+    for spec in specs {
+        out.extend(render(dir, spec)?);
+    }
+    Ok(out)
+}
