@@ -297,7 +297,8 @@ fn real_main(cli: Cli) -> Result<()> {
                 None => manifest_field(&dirs, "experiment")
                     .context("no manifest.json and no --scenario: cannot tell the experiment")?,
             };
-            let e = exp::find(&exp_name).with_context(|| format!("unknown experiment {exp_name}"))?;
+            let e =
+                exp::find(&exp_name).with_context(|| format!("unknown experiment {exp_name}"))?;
             let written = runner::merge_into(&dirs, &out, s.as_ref(), e, true, 0.0)?;
             for w in written {
                 println!("wrote {}", w.display());
@@ -394,7 +395,8 @@ fn topo(cmd: TopoCmd) -> Result<()> {
                             } else {
                                 let text = std::fs::read_to_string(&src)
                                     .with_context(|| format!("reading seed file {src}"))?;
-                                BriteSeeds::parse(&text).map_err(|e| anyhow::anyhow!("{src}: {e}"))?
+                                BriteSeeds::parse(&text)
+                                    .map_err(|e| anyhow::anyhow!("{src}: {e}"))?
                             };
                             rt_waxman_brite(&p, &mut seeds)?
                         }
@@ -413,7 +415,12 @@ fn topo(cmd: TopoCmd) -> Result<()> {
                 other => bail!("unknown model `{other}` (waxman or ba)"),
             };
             runner::write_atomic(&out, to_brite_string(&t).as_bytes())?;
-            println!("wrote {} ({} nodes, {} edges)", out.display(), t.n(), t.edges.len());
+            println!(
+                "wrote {} ({} nodes, {} edges)",
+                out.display(),
+                t.n(),
+                t.edges.len()
+            );
         }
         TopoCmd::Inspect {
             file,
@@ -425,11 +432,13 @@ fn topo(cmd: TopoCmd) -> Result<()> {
             let matrix = if name.ends_with(".brite") {
                 let t = read_brite(&file)?;
                 let d = degree_stats(&t);
-                println!("{}: {} nodes, {} edges", file.display(), t.n(), t.edges.len());
                 println!(
-                    "degree: min {} mean {:.3} max {}",
-                    d.min, d.mean, d.max
+                    "{}: {} nodes, {} edges",
+                    file.display(),
+                    t.n(),
+                    t.edges.len()
                 );
+                println!("degree: min {} mean {:.3} max {}", d.min, d.mean, d.max);
                 let csr = t.csr(side_ms);
                 println!("connected: {}", is_connected(&csr));
                 let (mean, min, max) = length_summary(&t);
@@ -460,7 +469,13 @@ fn topo(cmd: TopoCmd) -> Result<()> {
             if let Some(d) = diameter_latency(&matrix) {
                 println!("diameter (latency): {d:.3} ms");
             }
-            let tv = triangle_violations(&matrix, Triples::Sampled { count: 100_000, seed: 1 });
+            let tv = triangle_violations(
+                &matrix,
+                Triples::Sampled {
+                    count: 100_000,
+                    seed: 1,
+                },
+            );
             println!("triangle-inequality violations: {tv:?}");
         }
     }

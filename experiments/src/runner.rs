@@ -36,8 +36,14 @@ impl std::str::FromStr for Shard {
         let (a, b) = s
             .split_once('/')
             .ok_or_else(|| format!("expected I/N (e.g. 2/8), got `{s}`"))?;
-        let index: usize = a.trim().parse().map_err(|_| format!("bad shard number `{a}`"))?;
-        let count: usize = b.trim().parse().map_err(|_| format!("bad shard count `{b}`"))?;
+        let index: usize = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard number `{a}`"))?;
+        let count: usize = b
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard count `{b}`"))?;
         if count == 0 || index == 0 || index > count {
             return Err(format!("shard must satisfy 1 ≤ I ≤ N, got {index}/{count}"));
         }
@@ -106,7 +112,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let tmp = dir.join(format!(
         ".{}.tmp-{}",
-        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
         std::process::id()
     ));
     std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
@@ -123,7 +131,11 @@ fn part_path(out: &Path, job: usize) -> PathBuf {
     out.join("parts").join(format!("job-{job:06}.json"))
 }
 
-fn format_tables(s: &Scenario, job: &Job<'_>, tables: Vec<Table>) -> BTreeMap<String, (Vec<String>, Vec<Vec<String>>)> {
+fn format_tables(
+    s: &Scenario,
+    job: &Job<'_>,
+    tables: Vec<Table>,
+) -> BTreeMap<String, (Vec<String>, Vec<Vec<String>>)> {
     let mut out = BTreeMap::new();
     for t in tables {
         let mut header: Vec<String> = s.axes.iter().map(|a| a.key.clone()).collect();
@@ -140,7 +152,13 @@ fn format_tables(s: &Scenario, job: &Job<'_>, tables: Vec<Table>) -> BTreeMap<St
         let rows = t
             .rows
             .iter()
-            .map(|r| prefix.iter().cloned().chain(r.iter().map(|c| c.to_string())).collect())
+            .map(|r| {
+                prefix
+                    .iter()
+                    .cloned()
+                    .chain(r.iter().map(|c| c.to_string()))
+                    .collect()
+            })
             .collect();
         let entry = out.entry(t.name.clone()).or_insert((header, Vec::new()));
         let (_, existing): &mut (Vec<String>, Vec<Vec<String>>) = entry;
@@ -167,16 +185,20 @@ pub fn run(s: &Scenario, opts: &RunOptions) -> Result<RunSummary> {
     let todo: Vec<usize> = mine
         .iter()
         .copied()
-        .filter(|&j| !load_part(&part_path(&out, j)).is_some_and(|p| p.fingerprint == fp && p.job == j))
+        .filter(|&j| {
+            !load_part(&part_path(&out, j)).is_some_and(|p| p.fingerprint == fp && p.job == j)
+        })
         .collect();
     let skipped = mine.len() - todo.len();
     let show = !opts.quiet && std::io::stdout().is_terminal();
     let bar = if show {
         let b = indicatif::ProgressBar::new(todo.len() as u64);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} jobs, {elapsed} elapsed, eta {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template(
+                "{msg} [{bar:30}] {pos}/{len} jobs, {elapsed} elapsed, eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
         );
         b.set_message(s.name.clone());
         b
@@ -199,9 +221,9 @@ pub fn run(s: &Scenario, opts: &RunOptions) -> Result<RunSummary> {
                     rep,
                     seed: sim_core::rng::repetition_seed(s.seed, rep as u64),
                 };
-                let tables = exp
-                    .run(&job)
-                    .with_context(|| format!("job {j} (point {}, repetition {rep})", point.index))?;
+                let tables = exp.run(&job).with_context(|| {
+                    format!("job {j} (point {}, repetition {rep})", point.index)
+                })?;
                 let part = Part {
                     scenario: s.name.clone(),
                     experiment: s.experiment.clone(),
@@ -231,7 +253,14 @@ pub fn run(s: &Scenario, opts: &RunOptions) -> Result<RunSummary> {
     // Merge if every job of the scenario is now present in `out`.
     let have = (0..total).all(|j| part_path(&out, j).is_file());
     if have {
-        summary.written = merge_into(&[out.clone()], &out, Some(s), exp, !opts.no_plots, summary.wall_s)?;
+        summary.written = merge_into(
+            &[out.clone()],
+            &out,
+            Some(s),
+            exp,
+            !opts.no_plots,
+            summary.wall_s,
+        )?;
         summary.complete = true;
     }
     Ok(summary)
@@ -254,7 +283,10 @@ pub fn merge_into(
     for d in dirs {
         let pdir = d.join("parts");
         let Ok(rd) = std::fs::read_dir(&pdir) else {
-            bail!("{} has no parts/ folder: is it a results folder of mmvesim run/sweep?", d.display());
+            bail!(
+                "{} has no parts/ folder: is it a results folder of mmvesim run/sweep?",
+                d.display()
+            );
         };
         let mut names: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         names.sort();
@@ -278,7 +310,12 @@ pub fn merge_into(
                 _ => {}
             }
             if part.experiment != exp.name() {
-                bail!("{} is from experiment `{}`, not `{}`", p.display(), part.experiment, exp.name());
+                bail!(
+                    "{} is from experiment `{}`, not `{}`",
+                    p.display(),
+                    part.experiment,
+                    exp.name()
+                );
             }
             jobs = Some(part.jobs);
             parts.insert(part.job, part);
@@ -298,15 +335,21 @@ pub fn merge_into(
     let mut tables: BTreeMap<String, (Vec<String>, Vec<u8>)> = BTreeMap::new();
     for part in parts.values() {
         for (name, (header, rows)) in &part.tables {
-            let entry = tables.entry(name.clone()).or_insert_with(|| (header.clone(), Vec::new()));
+            let entry = tables
+                .entry(name.clone())
+                .or_insert_with(|| (header.clone(), Vec::new()));
             if entry.0 != *header {
                 bail!("job {} has different columns for table {name}", part.job);
             }
-            let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Vec::new());
             for r in rows {
                 w.write_record(r)?;
             }
-            entry.1.extend(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?);
+            entry
+                .1
+                .extend(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?);
         }
     }
     let mut written = Vec::new();
@@ -331,13 +374,20 @@ pub fn merge_into(
                 .and_then(|p| std::fs::read(p).ok())
                 .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
             let mut m = src.unwrap_or_else(|| serde_json::json!({}));
-            m["merged_from"] = serde_json::json!(dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>());
+            m["merged_from"] = serde_json::json!(
+                dirs.iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+            );
             m["tables"] = serde_json::json!(tables.keys().collect::<Vec<_>>());
             m["jobs"] = serde_json::json!(jobs);
             m
         }
     };
-    write_atomic(&manifest_path, serde_json::to_string_pretty(&manifest)?.as_bytes())?;
+    write_atomic(
+        &manifest_path,
+        serde_json::to_string_pretty(&manifest)?.as_bytes(),
+    )?;
     written.push(manifest_path);
     if plots {
         let specs = match scenario {
@@ -362,7 +412,11 @@ fn git_commit(dir: &Path) -> Option<String> {
 }
 
 fn manifest(s: &Scenario, jobs: usize, wall_s: f64, tables: &[String]) -> serde_json::Value {
-    let dir = s.file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = s
+        .file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     serde_json::json!({
         "scenario": s.name,
         "file": s.file.display().to_string(),

@@ -121,6 +121,7 @@ pub fn from_value<T: serde::de::DeserializeOwned>(
         // serde reports an unknown key at its parent; point at the key itself.
         if let Some(rest) = msg.strip_prefix("unknown field `")
             && let Some(end) = rest.find('`')
+            && path.last().map(String::as_str) != Some(&rest[..end])
         {
             path.push(rest[..end].to_owned());
         }
@@ -402,14 +403,21 @@ impl Scenario {
         let mut axes = Vec::new();
         for (key, v) in &raw.sweep {
             let path: Vec<String> = key.split('.').map(str::to_owned).collect();
-            let sweep_err = |m: String| src.locate(KeyError {
-                path: vec!["sweep".into(), key.clone()],
-                message: m,
-            });
-            if matches!(path.first().map(String::as_str), Some("sweep" | "experiment" | "seed" | "repetitions" | "name")) {
+            let sweep_err = |m: String| {
+                src.locate(KeyError {
+                    path: vec!["sweep".into(), key.clone()],
+                    message: m,
+                })
+            };
+            if matches!(
+                path.first().map(String::as_str),
+                Some("sweep" | "experiment" | "seed" | "repetitions" | "name")
+            ) {
                 return Err(sweep_err(format!("`{key}` cannot be swept")));
             }
-            if get_path(&table, &path).is_none() && path.first().map(String::as_str) != Some("params") {
+            if get_path(&table, &path).is_none()
+                && path.first().map(String::as_str) != Some("params")
+            {
                 // Sweeping a key the file does not set is fine for params (defaults),
                 // but for the fixed tables it is almost always a typo.
                 return Err(sweep_err(format!(
@@ -426,7 +434,10 @@ impl Scenario {
         if n_points.saturating_mul(raw.repetitions as usize) > MAX_JOBS {
             return Err(src.locate(KeyError::new(
                 "sweep",
-                format!("{n_points} points × {} repetitions exceeds {MAX_JOBS} jobs", raw.repetitions),
+                format!(
+                    "{n_points} points × {} repetitions exceeds {MAX_JOBS} jobs",
+                    raw.repetitions
+                ),
             )));
         }
         // Validate every point.
@@ -463,8 +474,10 @@ impl Scenario {
                     });
                     located.line = at.line;
                     located.column = at.column;
-                    let shown: Vec<String> = values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                    located.message = format!("{} (at sweep point {})", e.message, shown.join(", "));
+                    let shown: Vec<String> =
+                        values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                    located.message =
+                        format!("{} (at sweep point {})", e.message, shown.join(", "));
                 }
                 located
             })?;
@@ -504,7 +517,10 @@ fn validate_point(
         Some(t) => Some(t.validate(base)?),
         None => None,
     };
-    let network = raw.network.unwrap_or_default().validate(topology.as_ref())?;
+    let network = raw
+        .network
+        .unwrap_or_default()
+        .validate(topology.as_ref())?;
     let churn = raw.churn.unwrap_or_default().validate()?;
     let spec = Spec {
         topology,
@@ -527,9 +543,9 @@ fn sweep_values(v: &toml::Value) -> Result<Vec<toml::Value>, String> {
                 return sweep_values(&toml::Value::Array(a.clone()));
             }
             let num = |k: &str| -> Result<toml::Value, String> {
-                t.get(k)
-                    .cloned()
-                    .ok_or_else(|| format!("a range needs `from`, `to` and `step`; `{k}` is missing"))
+                t.get(k).cloned().ok_or_else(|| {
+                    format!("a range needs `from`, `to` and `step`; `{k}` is missing")
+                })
             };
             for k in t.keys() {
                 if !["from", "to", "step"].contains(&k.as_str()) {
@@ -540,7 +556,9 @@ fn sweep_values(v: &toml::Value) -> Result<Vec<toml::Value>, String> {
             match (&from, &to, &step) {
                 (toml::Value::Integer(a), toml::Value::Integer(b), toml::Value::Integer(s)) => {
                     if *s <= 0 || b < a {
-                        return Err(format!("range needs step > 0 and to ≥ from, got from {a} to {b} step {s}"));
+                        return Err(format!(
+                            "range needs step > 0 and to ≥ from, got from {a} to {b} step {s}"
+                        ));
                     }
                     let n = (b - a) / s + 1;
                     if n > 100_000 {
@@ -549,12 +567,15 @@ fn sweep_values(v: &toml::Value) -> Result<Vec<toml::Value>, String> {
                     Ok((0..n).map(|i| toml::Value::Integer(a + i * s)).collect())
                 }
                 _ => {
-                    let f = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
+                    let f =
+                        |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
                     let (Some(a), Some(b), Some(s)) = (f(&from), f(&to), f(&step)) else {
                         return Err("range bounds must be numbers".into());
                     };
                     if !(s > 0.0) || b < a {
-                        return Err(format!("range needs step > 0 and to ≥ from, got from {a} to {b} step {s}"));
+                        return Err(format!(
+                            "range needs step > 0 and to ≥ from, got from {a} to {b} step {s}"
+                        ));
                     }
                     let n = ((b - a) / s + 1e-9).floor() as i64 + 1;
                     if n > 100_000 {

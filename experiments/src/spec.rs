@@ -328,7 +328,10 @@ impl RawTopology {
             if (2..=10_000_000).contains(&n) {
                 Ok(n)
             } else {
-                Err(KeyError::new(&p("nodes"), format!("must be in [2, 10000000], got {n}")))
+                Err(KeyError::new(
+                    &p("nodes"),
+                    format!("must be in [2, 10000000], got {n}"),
+                ))
             }
         };
         Ok(match self {
@@ -352,10 +355,16 @@ impl RawTopology {
                     ));
                 }
                 if ls == 0 || ls > hs || hs % ls != 0 {
-                    return Err(KeyError::new(&p("ls"), format!("must divide hs ({hs}), got {ls}")));
+                    return Err(KeyError::new(
+                        &p("ls"),
+                        format!("must divide hs ({hs}), got {ls}"),
+                    ));
                 }
                 if m == 0 || m >= nodes {
-                    return Err(KeyError::new(&p("m"), format!("must be in [1, {}], got {m}", nodes - 1)));
+                    return Err(KeyError::new(
+                        &p("m"),
+                        format!("must be in [1, {}], got {m}", nodes - 1),
+                    ));
                 }
                 in_range(&p("alpha"), alpha, 1e-9, 1.0)?;
                 positive(&p("beta"), beta)?;
@@ -382,7 +391,10 @@ impl RawTopology {
             } => {
                 let nodes = nodes_ok(nodes)?;
                 if m == 0 || m >= nodes {
-                    return Err(KeyError::new(&p("m"), format!("must be in [1, {}], got {m}", nodes - 1)));
+                    return Err(KeyError::new(
+                        &p("m"),
+                        format!("must be in [1, {}], got {m}", nodes - 1),
+                    ));
                 }
                 positive(&p("side_ms"), side_ms)?;
                 TopologySpec::BarabasiAlbert {
@@ -397,7 +409,10 @@ impl RawTopology {
                 positive(&p("side_ms"), side_ms)?;
                 let file = base.join(file);
                 if !file.is_file() {
-                    return Err(KeyError::new(&p("file"), format!("no such file: {}", file.display())));
+                    return Err(KeyError::new(
+                        &p("file"),
+                        format!("no such file: {}", file.display()),
+                    ));
                 }
                 TopologySpec::Brite { file, side_ms }
             }
@@ -410,7 +425,10 @@ impl RawTopology {
             } => {
                 let file = base.join(file);
                 if !file.is_file() {
-                    return Err(KeyError::new(&p("file"), format!("no such file: {}", file.display())));
+                    return Err(KeyError::new(
+                        &p("file"),
+                        format!("no such file: {}", file.display()),
+                    ));
                 }
                 let frame = match frame {
                     None => None,
@@ -483,13 +501,19 @@ impl TopologySpec {
     pub fn build(&self, seed: u64) -> anyhow::Result<BuiltTopology> {
         use topologies::{Growth, Placement, WaxmanParams};
         let topo_seed = |fixed: &Option<u64>| {
-            fixed.unwrap_or_else(|| sim_core::rng::stream_seed(seed, sim_core::rng::GLOBAL_STREAM, "topology"))
+            fixed.unwrap_or_else(|| {
+                sim_core::rng::stream_seed(seed, sim_core::rng::GLOBAL_STREAM, "topology")
+            })
         };
         let from_graph = |g: Topology, side_ms: f64| -> BuiltTopology {
             let csr = g.csr(side_ms);
             let dist = topologies::apsp(&csr);
             let scale = side_ms / g.plane_side;
-            let coords = g.nodes.iter().map(|n| [n.pos.x * scale, n.pos.y * scale]).collect();
+            let coords = g
+                .nodes
+                .iter()
+                .map(|n| [n.pos.x * scale, n.pos.y * scale])
+                .collect();
             BuiltTopology {
                 n: g.n(),
                 one_way_ms: Some(dist),
@@ -517,7 +541,10 @@ impl TopologySpec {
                     beta: params.beta,
                     ..WaxmanParams::default()
                 };
-                from_graph(topologies::rt_waxman_portable(&p, topo_seed(fixed))?, *side_ms)
+                from_graph(
+                    topologies::rt_waxman_portable(&p, topo_seed(fixed))?,
+                    *side_ms,
+                )
             }
             TopologySpec::BarabasiAlbert {
                 nodes,
@@ -534,7 +561,9 @@ impl TopologySpec {
                 };
                 from_graph(topologies::barabasi_albert(&p, topo_seed(fixed))?, *side_ms)
             }
-            TopologySpec::Brite { file, side_ms } => from_graph(topologies::read_brite(file)?, *side_ms),
+            TopologySpec::Brite { file, side_ms } => {
+                from_graph(topologies::read_brite(file)?, *side_ms)
+            }
             TopologySpec::Matrix {
                 file,
                 unit,
@@ -565,9 +594,12 @@ impl TopologySpec {
                     Some(FrameChoice::Median) => {
                         topologies::read_frames(file, None, topologies::FrameSelect::Median, &opts)?
                     }
-                    Some(FrameChoice::Frame(t)) => {
-                        topologies::read_frames(file, None, topologies::FrameSelect::Frame(*t), &opts)?
-                    }
+                    Some(FrameChoice::Frame(t)) => topologies::read_frames(
+                        file,
+                        None,
+                        topologies::FrameSelect::Frame(*t),
+                        &opts,
+                    )?,
                 };
                 if let Some(k) = nodes {
                     anyhow::ensure!(
@@ -593,13 +625,19 @@ impl TopologySpec {
                 seed: fixed,
             } => {
                 use rand::RngExt;
-                let mut rng = sim_core::rng::stream_rng(topo_seed(fixed), sim_core::rng::GLOBAL_STREAM, "plane");
+                let mut rng = sim_core::rng::stream_rng(
+                    topo_seed(fixed),
+                    sim_core::rng::GLOBAL_STREAM,
+                    "plane",
+                );
                 let coords: Vec<[f64; 2]> = (0..*nodes)
                     .map(|_| [rng.random::<f64>() * side_ms, rng.random::<f64>() * side_ms])
                     .collect();
                 let one_way = (*nodes <= DENSE_LIMIT).then(|| {
                     LatencyMatrix::from_fn(*nodes, |i, j| {
-                        ((coords[i][0] - coords[j][0]).powi(2) + (coords[i][1] - coords[j][1]).powi(2)).sqrt()
+                        ((coords[i][0] - coords[j][0]).powi(2)
+                            + (coords[i][1] - coords[j][1]).powi(2))
+                        .sqrt()
                     })
                 });
                 BuiltTopology {
@@ -730,11 +768,14 @@ impl NetworkSpec {
     pub fn build(&self, topo: Option<&BuiltTopology>) -> anyhow::Result<sim_core::Network> {
         use sim_core::{ConstantLatency, CoordinateLatency, Latency, LinkConfig, MatrixLatency};
         let latency: Latency = match (self.latency, topo) {
-            (LatencyKind::Constant, _) => ConstantLatency(SimTime::from_millis_f64(self.constant_ms)).into(),
+            (LatencyKind::Constant, _) => {
+                ConstantLatency(SimTime::from_millis_f64(self.constant_ms)).into()
+            }
             (LatencyKind::Topology, Some(t)) => match (&t.one_way_ms, &t.coords_ms) {
                 (Some(m), _) => MatrixLatency::from_micros(m.n, m.to_micros_u32()).into(),
                 (None, Some(c)) => {
-                    CoordinateLatency::new(c.iter().map(|p| [p[0], p[1], 0.0]).collect(), 1.0).into()
+                    CoordinateLatency::new(c.iter().map(|p| [p[0], p[1], 0.0]).collect(), 1.0)
+                        .into()
                 }
                 (None, None) => anyhow::bail!("topology has no latency information"),
             },
@@ -748,7 +789,10 @@ impl NetworkSpec {
             (_, None) => anyhow::bail!("network latency needs a topology"),
         };
         let cfg = LinkConfig {
-            jitter_ms: self.jitter_ms.as_ref().map(|d| d.sampler().expect("validated")),
+            jitter_ms: self
+                .jitter_ms
+                .as_ref()
+                .map(|d| d.sampler().expect("validated")),
             loss: self.loss,
             ordering: match self.ordering {
                 OrderingName::Fifo => sim_core::Ordering::Fifo,
@@ -831,9 +875,22 @@ impl RawChurn {
     pub fn validate(self) -> Result<ChurnSpec, KeyError> {
         let sessions = match (self.session_s, self.downtime_s) {
             (None, None) => None,
-            (Some(s), Some(d)) => Some((s.validate("churn.session_s")?, d.validate("churn.downtime_s")?)),
-            (Some(_), None) => return Err(KeyError::new("churn.downtime_s", "session_s needs downtime_s too")),
-            (None, Some(_)) => return Err(KeyError::new("churn.session_s", "downtime_s needs session_s too")),
+            (Some(s), Some(d)) => Some((
+                s.validate("churn.session_s")?,
+                d.validate("churn.downtime_s")?,
+            )),
+            (Some(_), None) => {
+                return Err(KeyError::new(
+                    "churn.downtime_s",
+                    "session_s needs downtime_s too",
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(KeyError::new(
+                    "churn.session_s",
+                    "downtime_s needs session_s too",
+                ));
+            }
         };
         in_range("churn.crash_fraction", self.crash_fraction, 0.0, 1.0)?;
         in_range("churn.start_s", self.start_s, 0.0, 1e12)?;
@@ -870,10 +927,17 @@ impl ChurnSpec {
     /// The engine's churn for `n` nodes (fails if an event names a node ≥ n).
     pub fn build(&self, n: usize) -> anyhow::Result<sim_core::Churn> {
         for e in &self.events {
-            anyhow::ensure!((e.node as usize) < n, "churn event names node {} but there are {n} nodes", e.node);
+            anyhow::ensure!(
+                (e.node as usize) < n,
+                "churn event names node {} but there are {n} nodes",
+                e.node
+            );
         }
         for &d in &self.initially_down {
-            anyhow::ensure!((d as usize) < n, "churn.initially_down names node {d} but there are {n} nodes");
+            anyhow::ensure!(
+                (d as usize) < n,
+                "churn.initially_down names node {d} but there are {n} nodes"
+            );
         }
         Ok(sim_core::Churn {
             initially_down: self.initially_down.clone(),

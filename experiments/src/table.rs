@@ -95,7 +95,12 @@ impl Table {
     /// # Panics
     /// If the row's length differs from the number of columns (a programming error).
     pub fn push(&mut self, row: Vec<Cell>) {
-        assert_eq!(row.len(), self.columns.len(), "row length mismatch in table {}", self.name);
+        assert_eq!(
+            row.len(),
+            self.columns.len(),
+            "row length mismatch in table {}",
+            self.name
+        );
         self.rows.push(row);
     }
 

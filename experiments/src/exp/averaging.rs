@@ -18,7 +18,9 @@ use crate::scenario::{KeyError, Scenario, Spec, in_range};
 use crate::table::Table;
 use rand::RngExt;
 use serde::Deserialize;
-use sim_core::{ConstantLatency, Ctx, Message, Network, Node, NodeId, SimConfig, SimTime, Simulation};
+use sim_core::{
+    ConstantLatency, Ctx, Message, Network, Node, NodeId, SimConfig, SimTime, Simulation,
+};
 
 /// `[params]` of `averaging`.
 #[derive(Debug, Clone, Deserialize)]
@@ -168,7 +170,12 @@ impl Experiment for Averaging {
         let stats = |sim: &Simulation<AvgNode>| {
             let n = sim.nodes().len() as f64;
             let mean = sim.nodes().iter().map(|x| x.value).sum::<f64>() / n;
-            let var = sim.nodes().iter().map(|x| (x.value - mean).powi(2)).sum::<f64>() / n;
+            let var = sim
+                .nodes()
+                .iter()
+                .map(|x| (x.value - mean).powi(2))
+                .sum::<f64>()
+                / n;
             (mean, var)
         };
         let (m0, v0) = stats(&sim);

@@ -9,6 +9,7 @@ use crate::scenario::{KeyError, Point, Scenario, Spec, from_value};
 use crate::table::Table;
 
 pub mod averaging;
+pub mod coresel;
 pub mod smoke;
 
 /// One unit of work: a sweep point × a repetition.
@@ -63,7 +64,7 @@ pub trait Experiment: Sync {
 
 /// Every registered experiment, in listing order.
 pub fn registry() -> Vec<&'static dyn Experiment> {
-    vec![&smoke::Smoke, &averaging::Averaging]
+    vec![&smoke::Smoke, &averaging::Averaging, &coresel::CoreDiameter, &coresel::CoreEstimation]
 }
 
 /// The experiment called `name`.

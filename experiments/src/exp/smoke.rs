@@ -155,7 +155,12 @@ impl Experiment for Smoke {
         in_range("params.ping_interval_ms", p.ping_interval_ms, 0.001, 1e9)?;
         in_range("params.fanout", p.fanout as f64, 0.0, 1000.0)?;
         in_range("params.rumor_at_s", p.rumor_at_s, 0.0, p.duration_s)?;
-        in_range("params.sample_interval_s", p.sample_interval_s, 1e-3, p.duration_s)?;
+        in_range(
+            "params.sample_interval_s",
+            p.sample_interval_s,
+            1e-3,
+            p.duration_s,
+        )?;
         in_range("params.nodes", p.nodes as f64, 2.0, 1e7)?;
         Ok(())
     }
@@ -163,7 +168,11 @@ impl Experiment for Smoke {
     fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
         let p: Params = job.params()?;
         let spec = job.spec();
-        let topo = spec.topology.as_ref().map(|t| t.build(job.seed)).transpose()?;
+        let topo = spec
+            .topology
+            .as_ref()
+            .map(|t| t.build(job.seed))
+            .transpose()?;
         let n = topo.as_ref().map(|t| t.n).unwrap_or(p.nodes);
         let net = spec.network.build(topo.as_ref())?;
         let mut cfg = SimConfig::new(job.seed);
@@ -203,11 +212,19 @@ impl Experiment for Smoke {
                 }
                 cursor[i] = node.rtts_ms.len();
             }
-            let informed = sim.nodes().iter().filter(|x| x.informed_at.is_some()).count();
+            let informed = sim
+                .nodes()
+                .iter()
+                .filter(|x| x.informed_at.is_some())
+                .count();
             let ts_s = t.as_secs_f64();
             ts.push(row![ts_s, "alive_nodes", sim.alive_count() as f64]);
             ts.push(row![ts_s, "rumor_coverage", informed as f64 / n as f64]);
-            ts.push(row![ts_s, "rtt_mean_ms", if cnt > 0 { sum / cnt as f64 } else { f64::NAN }]);
+            ts.push(row![
+                ts_s,
+                "rtt_mean_ms",
+                if cnt > 0 { sum / cnt as f64 } else { f64::NAN }
+            ]);
         }
         let mut rtt = Table::new("rtt", &["rtt_ms"]);
         let mut all = sim_core::Histogram::new();

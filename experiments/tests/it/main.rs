@@ -1,0 +1,5 @@
+//! Integration tests of the experiments crate (one test binary).
+
+mod plot;
+mod runner;
+mod scenario;
