@@ -1,0 +1,7 @@
+//! Integration tests of the `spd` crate (one binary, see the crate's Cargo.toml).
+
+mod common;
+mod example;
+mod format;
+mod props;
+mod random;
