@@ -134,11 +134,71 @@ pub struct TimerKey {
     generation: u32,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct TimerSlot {
+/// Timer bookkeeping. A timer's queue entry holds only its slot and node (queue entries
+/// stay small: they are moved several times); the slot holds the rest. Cancelling
+/// clears the slot's `armed` bit; the slot is recycled when its entry pops (LIFO, so a
+/// node re-arming a periodic timer gets its slot back, still in cache).
+#[derive(Debug, Default)]
+struct Timers {
+    meta: Vec<TimerMeta>,
+    /// Bit per slot: armed (pending and not cancelled).
+    armed: Vec<u64>,
+    free: Vec<u32>,
+}
+
+impl Timers {
+    #[inline]
+    fn arm(&mut self, node: NodeId, incarnation: u32, tag: u64) -> TimerKey {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.meta.push(TimerMeta::default());
+                let s = (self.meta.len() - 1) as u32;
+                if s as usize / 64 >= self.armed.len() {
+                    self.armed.push(0);
+                }
+                s
+            }
+        };
+        let m = &mut self.meta[slot as usize];
+        m.generation = m.generation.wrapping_add(1);
+        m.owner = node;
+        m.incarnation = incarnation;
+        m.tag = tag;
+        self.armed[slot as usize / 64] |= 1 << (slot % 64);
+        TimerKey {
+            slot,
+            generation: m.generation,
+        }
+    }
+
+    #[inline]
+    fn is_armed(&self, slot: u32) -> bool {
+        self.armed[slot as usize / 64] & (1 << (slot % 64)) != 0
+    }
+
+    #[inline]
+    fn disarm(&mut self, slot: u32) {
+        self.armed[slot as usize / 64] &= !(1 << (slot % 64));
+    }
+
+    /// The slot's event popped: disarm it and make it reusable. Returns whether the
+    /// timer was still armed (i.e. should fire).
+    #[inline]
+    fn pop(&mut self, slot: u32) -> bool {
+        let armed = self.is_armed(slot);
+        self.disarm(slot);
+        self.free.push(slot);
+        armed
+    }
+}
+
+/// Per-slot timer data.
+#[derive(Clone, Copy, Debug, Default)]
+struct TimerMeta {
+    /// Changes at every arming, so stale keys do not match.
     generation: u32,
-    armed: bool,
-    node: NodeId,
+    owner: NodeId,
     incarnation: u32,
     tag: u64,
 }
@@ -147,7 +207,7 @@ struct TimerSlot {
 #[derive(Clone, Debug)]
 enum Event<M> {
     Msg { from: NodeId, to: NodeId, msg: M },
-    Timer { slot: u32, generation: u32 },
+    Timer { slot: u32, node: NodeId },
     Churn { node: NodeId, action: ChurnAction },
 }
 
@@ -156,8 +216,7 @@ enum Event<M> {
 /// queue's insertion order (which breaks ties) is the order of the calls.
 struct Sched<M> {
     queue: EventQueue<Event<M>>,
-    timers: Vec<TimerSlot>,
-    free_timers: Vec<u32>,
+    timers: Timers,
     net: Network,
     stats: NetStats,
 }
@@ -179,36 +238,15 @@ impl<M: Message> Sched<M> {
 
     #[inline]
     fn set_timer(&mut self, at: SimTime, node: NodeId, incarnation: u32, tag: u64) -> TimerKey {
-        let slot = match self.free_timers.pop() {
-            Some(s) => s,
-            None => {
-                self.timers.push(TimerSlot {
-                    generation: 0,
-                    armed: false,
-                    node,
-                    incarnation,
-                    tag,
-                });
-                (self.timers.len() - 1) as u32
-            }
-        };
-        let t = &mut self.timers[slot as usize];
-        t.armed = true;
-        t.node = node;
-        t.incarnation = incarnation;
-        t.tag = tag;
-        let generation = t.generation;
-        self.queue.push(at.0, Event::Timer { slot, generation });
-        TimerKey { slot, generation }
-    }
-
-    /// Disarm and recycle a slot; its generation changes so stale keys and queue
-    /// entries no longer match.
-    fn release(&mut self, slot: u32) {
-        let t = &mut self.timers[slot as usize];
-        t.armed = false;
-        t.generation = t.generation.wrapping_add(1);
-        self.free_timers.push(slot);
+        let key = self.timers.arm(node, incarnation, tag);
+        self.queue.push(
+            at.0,
+            Event::Timer {
+                slot: key.slot,
+                node,
+            },
+        );
+        key
     }
 }
 
@@ -285,9 +323,12 @@ impl<M: Message> Ctx<'_, M> {
     /// Cancel a pending timer; returns false if it already fired or was cancelled.
     /// A cancelled timer never fires.
     pub fn cancel_timer(&mut self, key: TimerKey) -> bool {
-        match self.sched.timers.get(key.slot as usize) {
-            Some(t) if t.generation == key.generation && t.armed && t.node == self.me => {
-                self.sched.release(key.slot);
+        let t = &mut self.sched.timers;
+        match t.meta.get(key.slot as usize) {
+            Some(m)
+                if m.generation == key.generation && m.owner == self.me && t.is_armed(key.slot) =>
+            {
+                t.disarm(key.slot);
                 true
             }
             _ => false,
@@ -323,14 +364,21 @@ impl SimConfig {
     }
 }
 
+/// Engine-side state of one node.
+struct NodeRt {
+    rng: SimRng,
+    /// Bumped when the node goes down, so timers of an earlier session never fire.
+    incarnation: u32,
+}
+
 /// A simulation: nodes of type `N` over a [`Network`].
 pub struct Simulation<N: Node> {
     now: SimTime,
     seed: u64,
     nodes: Vec<N>,
-    rngs: Vec<SimRng>,
+    /// Per-node engine state kept together (one cache line per node touch).
+    rt: Vec<NodeRt>,
     alive: Vec<bool>,
-    incarnation: Vec<u32>,
     sched: Sched<N::Msg>,
     metrics: Metrics,
     churn_rngs: Vec<SimRng>,
@@ -348,20 +396,21 @@ impl<N: Node> Simulation<N> {
         let n = nodes.len();
         assert!(n < u32::MAX as usize, "too many nodes");
         net.init(n, cfg.seed);
-        let rngs = (0..n)
-            .map(|i| rng::stream_rng(cfg.seed, i as u64, "node"))
+        let rt = (0..n)
+            .map(|i| NodeRt {
+                rng: rng::stream_rng(cfg.seed, i as u64, "node"),
+                incarnation: 0,
+            })
             .collect();
         let mut sim = Simulation {
             now: SimTime::ZERO,
             seed: cfg.seed,
             nodes,
-            rngs,
+            rt,
             alive: vec![true; n],
-            incarnation: vec![0; n],
             sched: Sched {
                 queue: EventQueue::new(),
-                timers: Vec::new(),
-                free_timers: Vec::new(),
+                timers: Timers::default(),
                 net,
                 stats: NetStats::new(<N::Msg as Message>::KINDS, n, cfg.per_node_stats),
             },
@@ -451,9 +500,9 @@ impl<N: Node> Simulation<N> {
         let mut ctx = Ctx {
             now: self.now,
             me: id,
-            incarnation: self.incarnation[i],
+            incarnation: self.rt[i].incarnation,
             seed: self.seed,
-            rng: &mut self.rngs[i],
+            rng: &mut self.rt[i].rng,
             sched: &mut self.sched,
             alive: &self.alive,
             metrics: &mut self.metrics,
@@ -497,17 +546,18 @@ impl<N: Node> Simulation<N> {
                 self.dispatch(to, |n, ctx| n.on_message(ctx, from, msg));
                 true
             }
-            Event::Timer { slot, generation } => {
-                let t = self.sched.timers[slot as usize];
-                if t.generation != generation || !t.armed {
-                    return false;
+            Event::Timer { slot, node } => {
+                let TimerMeta {
+                    incarnation, tag, ..
+                } = self.sched.timers.meta[slot as usize];
+                if !self.sched.timers.pop(slot) {
+                    return false; // cancelled
                 }
-                self.sched.release(slot);
-                let node = t.node as usize;
-                if !self.alive[node] || self.incarnation[node] != t.incarnation {
-                    return false;
+                let i = node as usize;
+                if !self.alive[i] || self.rt[i].incarnation != incarnation {
+                    return false; // set before a crash or leave
                 }
-                self.dispatch(t.node, |n, ctx| n.on_timer(ctx, t.tag));
+                self.dispatch(node, |n, ctx| n.on_timer(ctx, tag));
                 true
             }
             Event::Churn { node, action } => self.apply_churn(node, action),
@@ -526,14 +576,14 @@ impl<N: Node> Simulation<N> {
             ChurnAction::Leave if self.alive[i] => {
                 self.dispatch(node, |n, ctx| n.on_leave(ctx));
                 self.alive[i] = false;
-                self.incarnation[i] = self.incarnation[i].wrapping_add(1);
+                self.rt[i].incarnation = self.rt[i].incarnation.wrapping_add(1);
                 self.metrics.count("churn_leaves", Scope::Global, 1.0);
                 true
             }
             ChurnAction::Crash if self.alive[i] => {
                 self.nodes[i].on_crash();
                 self.alive[i] = false;
-                self.incarnation[i] = self.incarnation[i].wrapping_add(1);
+                self.rt[i].incarnation = self.rt[i].incarnation.wrapping_add(1);
                 self.metrics.count("churn_crashes", Scope::Global, 1.0);
                 true
             }

@@ -31,6 +31,8 @@ pub(crate) struct Entry<T> {
 
 const LEVELS: usize = 8;
 const DIGITS: usize = 256;
+/// Largest bucket capacity kept after the bucket is emptied.
+const RETAIN: usize = 4096;
 
 /// Radix-256 monotone priority queue over `u64` times with FIFO ties.
 #[derive(Clone, Debug)]
@@ -116,8 +118,12 @@ impl<T> EventQueue<T> {
         for e in moving.drain(..) {
             self.place(e);
         }
-        // Give the emptied vector back so its capacity is reused.
-        self.buckets[idx] = moving;
+        // Give the emptied vector back so its capacity is reused, unless it is large:
+        // as simulated time advances, new high-level buckets come into use, and if each
+        // kept its peak capacity the queue's memory would grow with simulated time.
+        if moving.capacity() <= RETAIN {
+            self.buckets[idx] = moving;
+        }
     }
 
     /// Time of the earliest entry.
