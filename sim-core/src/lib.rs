@@ -656,7 +656,7 @@ impl<N: Node> Simulation<N> {
         while t <= until {
             self.run_until(t);
             sample(self);
-            t = t + interval;
+            t += interval;
         }
         self.run_until(until);
     }

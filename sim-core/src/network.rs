@@ -294,14 +294,14 @@ impl Network {
             *free = done;
             t = done;
         }
-        t = t + self.latency.latency(from, to);
+        t += self.latency.latency(from, to);
         if !self.rngs.is_empty() {
             let rng = &mut self.rngs[from as usize];
             if self.cfg.loss > 0.0 && rng.random::<f64>() < self.cfg.loss {
                 return Delivery::Lost;
             }
             if let Some(j) = &self.cfg.jitter_ms {
-                t = t + SimTime::from_millis_f64(j.sample(rng));
+                t += SimTime::from_millis_f64(j.sample(rng));
             }
             if self.cfg.ordering == Ordering::Fifo {
                 let last = self.fifo_last.entry((from, to)).or_insert(SimTime::ZERO);
