@@ -207,24 +207,8 @@ impl Source {
             lookup.pop();
             found = self.span_of(&lookup);
         }
-        let (line, column) = match found {
-            Some(off) => {
-                let (l, c) = self.line_col(off);
-                (Some(l), Some(c))
-            }
-            None => (None, None),
-        };
-        ScenarioError {
-            file: self.file.clone(),
-            line,
-            column,
-            key: if e.path.is_empty() {
-                None
-            } else {
-                Some(e.path.join("."))
-            },
-            message: e.message,
-        }
+        let key = (!e.path.is_empty()).then(|| e.path.join("."));
+        self.at_offset(found, key, e.message)
     }
 
     /// An error located at a byte offset.

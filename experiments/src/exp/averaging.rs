@@ -190,22 +190,14 @@ impl Experiment for Averaging {
     }
 
     fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
-        let swept = s.axes.iter().any(|a| a.key == "params.nodes");
-        vec![PlotSpec {
-            name: "variance".into(),
-            title: "Push-pull averaging: variance of the estimates".into(),
-            table: "cycles".into(),
-            kind: PlotKind::Line,
-            x: "cycle".into(),
-            y: "variance".into(),
-            series: swept.then(|| "params.nodes".into()),
-            facet: None,
-            filter: vec![],
-            aggregate: Aggregate::Mean,
-            x_label: Some("cycle".into()),
-            y_label: Some("variance".into()),
-            log_x: false,
-            log_y: true,
+        let p = PlotSpec::new("variance", "cycles", PlotKind::Line, "cycle", "variance")
+            .with_title("Push-pull averaging: variance of the estimates")
+            .with_aggregate(Aggregate::Mean)
+            .with_labels("cycle", "variance")
+            .with_log(false, true);
+        vec![match s.axes.iter().find(|a| a.key == "params.nodes") {
+            Some(a) => p.with_series(a.key.clone()),
+            None => p,
         }]
     }
 }

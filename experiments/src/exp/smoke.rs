@@ -259,56 +259,32 @@ impl Experiment for Smoke {
     }
 
     fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
-        let series: Option<String> = s.axes.first().map(|a| a.key.clone());
+        let series = |p: PlotSpec| match s.axes.first() {
+            Some(a) => p.with_series(a.key.clone()),
+            None => p,
+        };
+        let over_time = |name: &str, metric: &str, title: &str, y: &str| {
+            series(
+                PlotSpec::new(name, "timeseries", PlotKind::Line, "time_s", "value")
+                    .with_title(title)
+                    .with_filter("metric", metric)
+                    .with_aggregate(Aggregate::MeanWithStdErr)
+                    .with_labels("time (s)", y),
+            )
+        };
         vec![
-            PlotSpec {
-                name: "coverage".into(),
-                title: "Rumour coverage over time (push gossip)".into(),
-                table: "timeseries".into(),
-                kind: PlotKind::Line,
-                x: "time_s".into(),
-                y: "value".into(),
-                series: series.clone(),
-                facet: None,
-                filter: vec![("metric".into(), "rumor_coverage".into())],
-                aggregate: Aggregate::MeanWithStdErr,
-                x_label: Some("time (s)".into()),
-                y_label: Some("fraction of nodes informed".into()),
-                log_x: false,
-                log_y: false,
-            },
-            PlotSpec {
-                name: "alive".into(),
-                title: "Nodes alive (churn)".into(),
-                table: "timeseries".into(),
-                kind: PlotKind::Line,
-                x: "time_s".into(),
-                y: "value".into(),
-                series: series.clone(),
-                facet: None,
-                filter: vec![("metric".into(), "alive_nodes".into())],
-                aggregate: Aggregate::MeanWithStdErr,
-                x_label: Some("time (s)".into()),
-                y_label: Some("alive nodes".into()),
-                log_x: false,
-                log_y: false,
-            },
-            PlotSpec {
-                name: "rtt_cdf".into(),
-                title: "Ping round-trip time".into(),
-                table: "rtt".into(),
-                kind: PlotKind::Cdf,
-                x: "rtt_ms".into(),
-                y: "rtt_ms".into(),
-                series: series.clone(),
-                facet: None,
-                filter: vec![],
-                aggregate: Aggregate::None,
-                x_label: Some("RTT (ms)".into()),
-                y_label: Some("CDF".into()),
-                log_x: false,
-                log_y: false,
-            },
+            over_time(
+                "coverage",
+                "rumor_coverage",
+                "Rumour coverage over time (push gossip)",
+                "fraction of nodes informed",
+            ),
+            over_time("alive", "alive_nodes", "Nodes alive (churn)", "alive nodes"),
+            series(
+                PlotSpec::new("rtt_cdf", "rtt", PlotKind::Cdf, "rtt_ms", "rtt_ms")
+                    .with_title("Ping round-trip time")
+                    .with_labels("RTT (ms)", "CDF"),
+            ),
         ]
     }
 }
