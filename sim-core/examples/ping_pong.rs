@@ -1,6 +1,7 @@
 //! Ping-pong among N nodes for a fixed number of events; prints events/s.
 //!
-//! `cargo run --release -p sim-core --example ping_pong -- [nodes] [events]`
+//! `cargo run --release -p sim-core --example ping_pong -- [nodes] [events] [coords|matrix]`
+//! (`matrix` precomputes a dense latency matrix from the coordinates: 4·n² bytes).
 //! Used with `valgrind --tool=callgrind` to count instructions per event (run two event
 //! counts and divide the difference, which cancels the set-up cost).
 
@@ -44,14 +45,13 @@ impl Node for PingPong {
 }
 
 fn main() {
-    let args: Vec<u64> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("number"))
-        .collect();
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let matrix = raw.iter().any(|a| a == "matrix");
+    let args: Vec<u64> = raw.iter().filter_map(|a| a.parse().ok()).collect();
     let n = args.first().copied().unwrap_or(10_000) as usize;
     let events = args.get(1).copied().unwrap_or(10_000_000);
     let mut rng = rng::stream_rng(1, rng::GLOBAL_STREAM, "plane");
-    let coords = (0..n)
+    let coords: Vec<[f64; 3]> = (0..n)
         .map(|_| {
             [
                 rng.random_range(0.0..1000.0),
@@ -60,7 +60,14 @@ fn main() {
             ]
         })
         .collect();
-    let net = Network::ideal(CoordinateLatency::new(coords, 0.2));
+    let net = if matrix {
+        let c = CoordinateLatency::new(coords, 0.2);
+        Network::ideal(MatrixLatency::from_millis_fn(n, |i, j| {
+            c.latency(i as NodeId, j as NodeId).as_millis_f64()
+        }))
+    } else {
+        Network::ideal(CoordinateLatency::new(coords, 0.2))
+    };
     let mut cfg = SimConfig::new(7);
     cfg.per_node_stats = false;
     let mut sim = Simulation::new((0..n).map(|_| PingPong).collect(), net, cfg);
