@@ -255,9 +255,9 @@ impl<M: Message> Sched<M> {
 pub struct Ctx<'a, M> {
     now: SimTime,
     me: NodeId,
-    incarnation: u32,
     seed: u64,
-    rng: &'a mut SimRng,
+    /// The node's engine state (RNG, incarnation), touched only when used.
+    rt: &'a mut NodeRt,
     sched: &'a mut Sched<M>,
     alive: &'a [bool],
     metrics: &'a mut Metrics,
@@ -297,7 +297,7 @@ impl<M: Message> Ctx<'_, M> {
     /// This node's main random stream (`"node"`).
     #[inline]
     pub fn rng(&mut self) -> &mut SimRng {
-        self.rng
+        &mut self.rt.rng
     }
 
     /// Send `msg` to `to`; the network decides when (and whether) it arrives.
@@ -310,14 +310,14 @@ impl<M: Message> Ctx<'_, M> {
     #[inline]
     pub fn set_timer(&mut self, after: SimTime, tag: u64) -> TimerKey {
         self.sched
-            .set_timer(self.now + after, self.me, self.incarnation, tag)
+            .set_timer(self.now + after, self.me, self.rt.incarnation, tag)
     }
 
     /// Fire [`Node::on_timer`] with `tag` at instant `at` (not before now).
     #[inline]
     pub fn set_timer_at(&mut self, at: SimTime, tag: u64) -> TimerKey {
         let at = if at < self.now { self.now } else { at };
-        self.sched.set_timer(at, self.me, self.incarnation, tag)
+        self.sched.set_timer(at, self.me, self.rt.incarnation, tag)
     }
 
     /// Cancel a pending timer; returns false if it already fired or was cancelled.
@@ -500,9 +500,8 @@ impl<N: Node> Simulation<N> {
         let mut ctx = Ctx {
             now: self.now,
             me: id,
-            incarnation: self.rt[i].incarnation,
             seed: self.seed,
-            rng: &mut self.rt[i].rng,
+            rt: &mut self.rt[i],
             sched: &mut self.sched,
             alive: &self.alive,
             metrics: &mut self.metrics,
