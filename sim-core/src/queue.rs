@@ -137,7 +137,7 @@ impl<T> EventQueue<T> {
                 bucket.sort_by_key(|e| e.time); // stable: FIFO among equal times
                 self.last = bucket.last().expect("bucket bit set").time;
                 let mut run = std::mem::take(&mut self.sort_buf);
-                run.extend(bucket.drain(..));
+                run.append(&mut bucket);
                 // The (empty) run's buffer becomes the next scratch buffer.
                 self.sort_buf = Vec::from(std::mem::replace(&mut self.run, VecDeque::from(run)));
                 self.give_back(idx, bucket);
