@@ -84,6 +84,11 @@ enum Cmd {
         #[command(subcommand)]
         cmd: TopoCmd,
     },
+    /// Game-server network selection (the SPD paper): solve one instance.
+    Spd {
+        #[command(subcommand)]
+        cmd: SpdCmd,
+    },
     /// Run every scenario in a folder.
     Reproduce {
         /// Folder of scenario files.
@@ -95,6 +100,24 @@ enum Cmd {
         /// Only scenarios whose file name contains this text.
         #[arg(long)]
         only: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum SpdCmd {
+    /// Run one SPD/SPDVR algorithm on a JSON instance and print the report (assignment,
+    /// servers used, delay, delay variation, run time) as JSON.
+    Solve {
+        /// Instance file (JSON: server_links, client_latency, optional names).
+        #[arg(long)]
+        instance: PathBuf,
+        /// Algorithm: alg-m, alg-mp, spdcs-h, spdp2p-h, zizo, k-best-cs, k-best-p2p, spdvr-cs,
+        /// spdvr-p2p.
+        #[arg(long)]
+        algo: String,
+        /// Delay bound mu (ms).
+        #[arg(long)]
+        mu: f64,
     },
 }
 
@@ -314,6 +337,7 @@ fn real_main(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Topo { cmd } => topo(cmd)?,
+        Cmd::Spd { cmd } => spd_cmd(cmd)?,
         Cmd::Reproduce { dir, jobs, only } => {
             let files = scenario_files(&dir)?;
             let mut failed = Vec::new();
@@ -353,6 +377,19 @@ fn manifest_field(dirs: &[PathBuf], key: &str) -> Option<String> {
         let v: serde_json::Value = serde_json::from_slice(&b).ok()?;
         v.get(key)?.as_str().map(str::to_owned)
     })
+}
+
+fn spd_cmd(cmd: SpdCmd) -> Result<()> {
+    match cmd {
+        SpdCmd::Solve { instance, algo, mu } => {
+            let algo: spd::Algo = algo.parse().map_err(|e| anyhow::anyhow!("--algo: {e}"))?;
+            let inst = exp::spd::load_instance(&instance)?;
+            let report = spd::solve(&inst, algo, mu)
+                .map_err(|e| anyhow::anyhow!("{}: {algo}: {e}", instance.display()))?;
+            println!("{}", report.to_json());
+        }
+    }
+    Ok(())
 }
 
 fn topo(cmd: TopoCmd) -> Result<()> {

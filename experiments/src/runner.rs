@@ -253,14 +253,16 @@ pub fn run(s: &Scenario, opts: &RunOptions) -> Result<RunSummary> {
     // Merge if every job of the scenario is now present in `out`.
     let have = (0..total).all(|j| part_path(&out, j).is_file());
     if have {
-        summary.written = merge_into(
-            &[out.clone()],
-            &out,
-            Some(s),
-            exp,
-            !opts.no_plots,
-            summary.wall_s,
-        )?;
+        summary.written = pool.install(|| {
+            merge_into(
+                std::slice::from_ref(&out),
+                &out,
+                Some(s),
+                exp,
+                !opts.no_plots,
+                summary.wall_s,
+            )
+        })?;
         summary.complete = true;
     }
     Ok(summary)
@@ -434,6 +436,7 @@ fn manifest(s: &Scenario, jobs: usize, wall_s: f64, tables: &[String]) -> serde_
         "mmvesim_version": env!("CARGO_PKG_VERSION"),
         "git_commit": git_commit(dir),
         "wall_time_s": wall_s,
+        // Inside `run`, the merge happens in the job pool, so this is `--jobs`.
         "threads": rayon::current_num_threads(),
     })
 }

@@ -556,7 +556,7 @@ fn sweep_values(v: &toml::Value) -> Result<Vec<toml::Value>, String> {
                     let (Some(a), Some(b), Some(s)) = (f(&from), f(&to), f(&step)) else {
                         return Err("range bounds must be numbers".into());
                     };
-                    if !(s > 0.0) || b < a {
+                    if s.is_nan() || s <= 0.0 || b < a {
                         return Err(format!(
                             "range needs step > 0 and to ≥ from, got from {a} to {b} step {s}"
                         ));

@@ -10,7 +10,9 @@ use crate::table::Table;
 
 pub mod averaging;
 pub mod coresel;
+pub mod pruned_clocks;
 pub mod smoke;
+pub mod spd;
 
 /// One unit of work: a sweep point × a repetition.
 pub struct Job<'a> {
@@ -64,7 +66,15 @@ pub trait Experiment: Sync {
 
 /// Every registered experiment, in listing order.
 pub fn registry() -> Vec<&'static dyn Experiment> {
-    vec![&smoke::Smoke, &averaging::Averaging, &coresel::CoreDiameter, &coresel::CoreEstimation]
+    vec![
+        &smoke::Smoke,
+        &averaging::Averaging,
+        &coresel::CoreDiameter,
+        &coresel::CoreEstimation,
+        &pruned_clocks::PrunedClocks,
+        &spd::SpdEval,
+        &spd::SpdGap,
+    ]
 }
 
 /// The experiment called `name`.

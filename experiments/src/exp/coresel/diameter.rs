@@ -103,16 +103,34 @@ impl Experiment for CoreDiameter {
     fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
         let p: Params = parse_params(spec)?;
         if spec.topology.is_none() {
-            return Err(KeyError::new("topology", "core-diameter needs a [topology] table"));
+            return Err(KeyError::new(
+                "topology",
+                "core-diameter needs a [topology] table",
+            ));
         }
         in_range("params.groups", p.groups as f64, 1.0, 1e5)?;
         in_range("params.zipf_s", p.zipf_s, 0.0, 10.0)?;
         in_range("params.min_size", p.min_size as f64, 1.0, 1e5)?;
         in_range("params.max_size", p.max_size as f64, p.min_size as f64, 1e5)?;
-        in_range("params.initial_size", p.initial_size as f64, p.min_size as f64, p.max_size as f64)?;
+        in_range(
+            "params.initial_size",
+            p.initial_size as f64,
+            p.min_size as f64,
+            p.max_size as f64,
+        )?;
         in_range("params.events", p.events as f64, 1.0, 1e8)?;
-        in_range("params.warmup_events", p.warmup_events as f64, 0.0, p.events as f64 - 1.0)?;
-        in_range("params.sample_every", p.sample_every as f64, 1.0, p.events as f64)?;
+        in_range(
+            "params.warmup_events",
+            p.warmup_events as f64,
+            0.0,
+            p.events as f64 - 1.0,
+        )?;
+        in_range(
+            "params.sample_every",
+            p.sample_every as f64,
+            1.0,
+            p.events as f64,
+        )?;
         for (i, &k) in p.proxy_counts.iter().enumerate() {
             in_range(&format!("params.proxy_counts.{i}"), k as f64, 1.0, 1e6)?;
         }
@@ -150,7 +168,8 @@ impl Experiment for CoreDiameter {
         };
         let all: Vec<usize> = (0..n).collect();
         let center = coresel::topology_center(&d, &all, &all, objective).expect("n > 0");
-        let mut rng = sim_core::rng::stream_rng(job.seed, sim_core::rng::GLOBAL_STREAM, "core-diameter");
+        let mut rng =
+            sim_core::rng::stream_rng(job.seed, sim_core::rng::GLOBAL_STREAM, "core-diameter");
         let random_server = rng.random_range(0..n);
         // Proxy sets: nested prefixes of one random permutation (more proxies = a superset),
         // always together with the central server.
@@ -198,7 +217,9 @@ impl Experiment for CoreDiameter {
         let mut groups = DynamicGroups::new(cfg, all.clone(), &mut rng)?;
         let core_of = |c: &Curve, members: &[usize]| -> usize {
             match (&c.candidates, c.label.as_str()) {
-                (Some(cands), _) => coresel::group_center(&d, cands, members, objective).expect("non-empty"),
+                (Some(cands), _) => {
+                    coresel::group_center(&d, cands, members, objective).expect("non-empty")
+                }
                 (None, "random-server") => random_server,
                 (None, _) => center,
             }
@@ -206,9 +227,16 @@ impl Experiment for CoreDiameter {
         // cores[curve][group]
         let mut cores: Vec<Vec<usize>> = curves
             .iter()
-            .map(|c| (0..p.groups).map(|g| core_of(c, groups.members(g))).collect())
+            .map(|c| {
+                (0..p.groups)
+                    .map(|g| core_of(c, groups.members(g)))
+                    .collect()
+            })
             .collect();
-        let mut ts = Table::new("diameter", &["event", "curve", "proxies", "mean_diameter_ms"]);
+        let mut ts = Table::new(
+            "diameter",
+            &["event", "curve", "proxies", "mean_diameter_ms"],
+        );
         let mut sums = vec![(0.0, 0usize); curves.len()];
         let mut sizes = Vec::new();
         for e in 1..=p.events {
@@ -217,26 +245,44 @@ impl Experiment for CoreDiameter {
                     cores[ci][ev.group] = core_of(c, groups.members(ev.group));
                 }
             }
-            if e > p.warmup_events && (e - p.warmup_events) % p.sample_every == 0 {
+            if e > p.warmup_events && (e - p.warmup_events).is_multiple_of(p.sample_every) {
                 for (ci, c) in curves.iter().enumerate() {
                     let diam: f64 = (0..p.groups)
-                        .map(|g| coresel::group_diameter_through_core(&d, cores[ci][g], groups.members(g)))
+                        .map(|g| {
+                            coresel::group_diameter_through_core(
+                                &d,
+                                cores[ci][g],
+                                groups.members(g),
+                            )
+                        })
                         .sum::<f64>()
                         / p.groups as f64;
                     ts.push(row![e, c.label.as_str(), c.proxies, diam]);
                     sums[ci].0 += diam;
                     sums[ci].1 += 1;
                 }
-                let mean_size =
-                    (0..p.groups).map(|g| groups.members(g).len()).sum::<usize>() as f64 / p.groups as f64;
+                let mean_size = (0..p.groups)
+                    .map(|g| groups.members(g).len())
+                    .sum::<usize>() as f64
+                    / p.groups as f64;
                 sizes.push(mean_size);
             }
         }
         let mut summary = Table::new("summary", &["curve", "proxies", "metric", "value"]);
         let mean_size = sizes.iter().sum::<f64>() / sizes.len().max(1) as f64;
         for (c, (s, k)) in curves.iter().zip(&sums) {
-            summary.push(row![c.label.as_str(), c.proxies, "mean_diameter_ms", s / (*k).max(1) as f64]);
-            summary.push(row![c.label.as_str(), c.proxies, "mean_group_size", mean_size]);
+            summary.push(row![
+                c.label.as_str(),
+                c.proxies,
+                "mean_diameter_ms",
+                s / (*k).max(1) as f64
+            ]);
+            summary.push(row![
+                c.label.as_str(),
+                c.proxies,
+                "mean_group_size",
+                mean_size
+            ]);
             summary.push(row![c.label.as_str(), c.proxies, "nodes", n]);
         }
         Ok(vec![summary, ts])
@@ -244,11 +290,17 @@ impl Experiment for CoreDiameter {
 
     fn plots(&self, _s: &Scenario) -> Vec<PlotSpec> {
         vec![
-            PlotSpec::new("fig5_diameter", "diameter", PlotKind::Line, "event", "mean_diameter_ms")
-                .with_title("Fig. 5: mean group diameter through the core (dynamic Zipf groups)")
-                .with_series("curve")
-                .with_aggregate(Aggregate::Mean)
-                .with_labels("membership events", "mean group diameter (ms, one-way)"),
+            PlotSpec::new(
+                "fig5_diameter",
+                "diameter",
+                PlotKind::Line,
+                "event",
+                "mean_diameter_ms",
+            )
+            .with_title("Fig. 5: mean group diameter through the core (dynamic Zipf groups)")
+            .with_series("curve")
+            .with_aggregate(Aggregate::Mean)
+            .with_labels("membership events", "mean group diameter (ms, one-way)"),
             PlotSpec::new("fig5_summary", "summary", PlotKind::Bar, "curve", "value")
                 .with_title("Fig. 5: time-averaged group diameter per core-selection curve")
                 .with_filter("metric", "mean_diameter_ms")

@@ -75,6 +75,9 @@ pub struct Params {
     /// GNP dimensions (default 5).
     #[serde(default = "d_gnp_dims")]
     pub gnp_dimensions: usize,
+    /// Nelder–Mead evaluation budget per simplex run of GNP (default 20000).
+    #[serde(default = "d_gnp_evals")]
+    pub gnp_max_evals: usize,
     /// Largest k of k-Median (Figs. 7–8; default 25).
     #[serde(default = "d_kmax")]
     pub k_max: usize,
@@ -112,6 +115,9 @@ fn d_probes() -> u32 {
 }
 fn d_gnp_dims() -> usize {
     5
+}
+fn d_gnp_evals() -> usize {
+    20_000
 }
 fn d_kmax() -> usize {
     25
@@ -199,7 +205,11 @@ pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<Estimation
             let j = rng.random_range(k..h);
             order.swap(k, j);
         }
-        let missing = |a: usize| (0..h).filter(|&b| b != a && !usable(real[a * h + b])).count();
+        let missing = |a: usize| {
+            (0..h)
+                .filter(|&b| b != a && !usable(real[a * h + b]))
+                .count()
+        };
         order.sort_by_key(|&a| missing(a));
         let mut lms: Vec<usize> = order[..p.landmarks.min(h)].to_vec();
         lms.sort_unstable();
@@ -233,7 +243,11 @@ pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<Estimation
             t.dedup();
             targets[ha] = t;
         }
-        let max_rtt = real.iter().copied().filter(|x| x.is_finite()).fold(0.0, f64::max);
+        let max_rtt = real
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .fold(0.0, f64::max);
         let net = spec.network.build(Some(&topo))?;
         let (rtts, ping_events) = run_pings(
             net,
@@ -269,11 +283,24 @@ pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<Estimation
                         };
                         if v.is_finite() { v } else { f64::NAN }
                     });
-                    let cfg = GnpConfig {
+                    // Looser stopping rules than the library's defaults (1e-14): the
+                    // estimates change by far less than the measurement jitter, and the
+                    // host phase is the experiment's bottleneck otherwise.
+                    let mut cfg = GnpConfig {
                         dimensions: p.gnp_dimensions,
+                        landmark_starts: 1,
+                        restarts: 2,
                         ..GnpConfig::default()
                     };
-                    let gnp = netcoord::Gnp::fit(&meas, &lms, &cfg, sim_core::rng::stream_seed(seed, 0, "gnp"))?;
+                    cfg.nelder_mead.max_evals = p.gnp_max_evals;
+                    cfg.nelder_mead.f_tol = 1e-9;
+                    cfg.nelder_mead.x_tol = 1e-6;
+                    let gnp = netcoord::Gnp::fit(
+                        &meas,
+                        &lms,
+                        &cfg,
+                        sim_core::rng::stream_seed(seed, 0, "gnp"),
+                    )?;
                     let est = (0..h * h).map(|k| gnp.estimate(k / h, k % h)).collect();
                     estimates.push(Estimate {
                         estimator: "landmark-gnp".into(),
@@ -299,7 +326,11 @@ pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<Estimation
                     let est = (0..h * h)
                         .map(|k| ms.estimate(k / h, k % h).unwrap_or(f64::NAN))
                         .collect();
-                    let kind = if paths.is_some() { "milestones" } else { "landmarks only" };
+                    let kind = if paths.is_some() {
+                        "milestones"
+                    } else {
+                        "landmarks only"
+                    };
                     estimates.push(Estimate {
                         estimator: "landmark-milestone".into(),
                         config: format!("landmark-milestone {label} {kind}"),
@@ -362,7 +393,11 @@ fn coord_matrix(coords: &[Coord]) -> Vec<f64> {
     (0..h * h)
         .map(|k| {
             let (a, b) = (k / h, k % h);
-            if a == b { 0.0 } else { coords[a].distance(&coords[b]) }
+            if a == b {
+                0.0
+            } else {
+                coords[a].distance(&coords[b])
+            }
         })
         .collect()
 }
@@ -374,7 +409,10 @@ fn cdf_grid() -> Vec<f64> {
 
 fn fig6(run: &EstimationRun, p: &Params, seed: u64) -> Vec<Table> {
     let h = run.hosts.len();
-    let mut errors = Table::new("errors", &["estimator", "config", "real_ms", "est_ms", "dre"]);
+    let mut errors = Table::new(
+        "errors",
+        &["estimator", "config", "real_ms", "est_ms", "dre"],
+    );
     let mut cdf = Table::new("cdf", &["estimator", "config", "abs_dre", "fraction"]);
     let mut summary = Table::new("summary", &["estimator", "config", "metric", "value"]);
     let pairs: Vec<(usize, usize)> = (0..h)
@@ -414,16 +452,21 @@ fn fig6(run: &EstimationRun, p: &Params, seed: u64) -> Vec<Table> {
         let abs = Ecdf::new(all.iter().map(|x| x.abs()));
         let rel = Ecdf::new(pairs.iter().filter_map(|&(a, b)| {
             let est = e.est[a * h + b];
-            est.is_finite().then(|| netcoord::relative_error(est, run.real[a * h + b]))
+            est.is_finite()
+                .then(|| netcoord::relative_error(est, run.real[a * h + b]))
         }));
         for x in cdf_grid() {
             cdf.push(row![e.estimator.as_str(), e.config.as_str(), x, abs.cdf(x)]);
         }
-        let mut put = |m: &str, v: f64| summary.push(row![e.estimator.as_str(), e.config.as_str(), m, v]);
+        let mut put =
+            |m: &str, v: f64| summary.push(row![e.estimator.as_str(), e.config.as_str(), m, v]);
         put("pairs", pairs.len() as f64);
         put("pairs_estimated", all.len() as f64);
         put("events", e.events as f64);
-        put("median_dre", netcoord::median(all.iter().copied()).unwrap_or(f64::NAN));
+        put(
+            "median_dre",
+            netcoord::median(all.iter().copied()).unwrap_or(f64::NAN),
+        );
         put("median_abs_dre", abs.quantile(0.5).unwrap_or(f64::NAN));
         put("p80_abs_dre", abs.quantile(0.8).unwrap_or(f64::NAN));
         put("frac_abs_dre_le_0.15", abs.cdf(0.15));
@@ -466,16 +509,53 @@ fn fig78(run: &EstimationRun, p: &Params, seed: u64) -> anyhow::Result<Vec<Table
     let real = coresel::RowMajor::new(&run.real, h)?;
     let candidates: Vec<usize> = (0..h).collect();
     let sets = member_sets(h, p, seed);
-    let mut hit = Table::new("hit_ratio", &["estimator", "config", "group", "k", "hit_ratio"]);
-    let mut core = Table::new("core_error", &["estimator", "config", "group", "k", "core", "metric", "error_ms"]);
-    let mut ecc = Table::new("ecc_error", &["estimator", "config", "group", "k", "core", "real_ecc_ms", "reported_ecc_ms", "dre"]);
+    let mut hit = Table::new(
+        "hit_ratio",
+        &["estimator", "config", "group", "k", "hit_ratio"],
+    );
+    let mut core = Table::new(
+        "core_error",
+        &[
+            "estimator",
+            "config",
+            "group",
+            "k",
+            "core",
+            "metric",
+            "error_ms",
+        ],
+    );
+    let mut ecc = Table::new(
+        "ecc_error",
+        &[
+            "estimator",
+            "config",
+            "group",
+            "k",
+            "core",
+            "real_ecc_ms",
+            "reported_ecc_ms",
+            "dre",
+        ],
+    );
     let mut summary = Table::new("summary", &["estimator", "config", "metric", "value"]);
     for e in &run.estimates {
         // Missing estimates (no shared milestone) count as the largest estimate.
-        let fill = e.est.iter().copied().filter(|x| x.is_finite()).fold(0.0, f64::max) * 2.0;
-        let est_data: Vec<f64> = e.est.iter().map(|&x| if x.is_finite() { x } else { fill }).collect();
+        let fill = e
+            .est
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .fold(0.0, f64::max)
+            * 2.0;
+        let est_data: Vec<f64> = e
+            .est
+            .iter()
+            .map(|&x| if x.is_finite() { x } else { fill })
+            .collect();
         let est = coresel::RowMajor::new(&est_data, h)?;
-        let (mut hits, mut mins, mut eccs, mut dres) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut hits, mut mins, mut eccs, mut dres) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (g, members) in sets.iter().enumerate() {
             for k in 2..=p.k_max.min(h) {
                 let k_real = coresel::k_median(&real, &candidates, members, k);
@@ -489,17 +569,43 @@ fn fig78(run: &EstimationRun, p: &Params, seed: u64) -> anyhow::Result<Vec<Table
                     mins.push(mn);
                     eccs.push(mx);
                     let id = run.hosts[c];
-                    core.push(row![e.estimator.as_str(), e.config.as_str(), g, k, id, "min", mn]);
-                    core.push(row![e.estimator.as_str(), e.config.as_str(), g, k, id, "ecc", mx]);
+                    core.push(row![
+                        e.estimator.as_str(),
+                        e.config.as_str(),
+                        g,
+                        k,
+                        id,
+                        "min",
+                        mn
+                    ]);
+                    core.push(row![
+                        e.estimator.as_str(),
+                        e.config.as_str(),
+                        g,
+                        k,
+                        id,
+                        "ecc",
+                        mx
+                    ]);
                     let rep = coresel::eccentricity(&est, c, members);
                     let re = coresel::eccentricity(&real, c, members);
                     let d = coresel::directed_relative_error(rep, re);
                     dres.push(d);
-                    ecc.push(row![e.estimator.as_str(), e.config.as_str(), g, k, id, re, rep, d]);
+                    ecc.push(row![
+                        e.estimator.as_str(),
+                        e.config.as_str(),
+                        g,
+                        k,
+                        id,
+                        re,
+                        rep,
+                        d
+                    ]);
                 }
             }
         }
-        let mut put = |m: &str, v: f64| summary.push(row![e.estimator.as_str(), e.config.as_str(), m, v]);
+        let mut put =
+            |m: &str, v: f64| summary.push(row![e.estimator.as_str(), e.config.as_str(), m, v]);
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         let all_hits: Vec<f64> = hits.iter().map(|x| x.1).collect();
         put("mean_hit_ratio", mean(&all_hits));
@@ -510,13 +616,19 @@ fn fig78(run: &EstimationRun, p: &Params, seed: u64) -> anyhow::Result<Vec<Table
         let mins_e = Ecdf::new(mins.iter().copied());
         put("frac_min_error_le_10ms", mins_e.cdf(10.0));
         put("frac_min_error_le_20ms", mins_e.cdf(20.0));
-        put("p95_min_error_ms", mins_e.quantile(0.95).unwrap_or(f64::NAN));
+        put(
+            "p95_min_error_ms",
+            mins_e.quantile(0.95).unwrap_or(f64::NAN),
+        );
         let ecc_e = Ecdf::new(eccs.iter().copied());
         put("median_ecc_ms", ecc_e.median().unwrap_or(f64::NAN));
         let dre_abs = Ecdf::new(dres.iter().map(|x| x.abs()));
         put("median_abs_ecc_dre", dre_abs.median().unwrap_or(f64::NAN));
         put("frac_abs_ecc_dre_le_0.15", dre_abs.cdf(0.15));
-        put("median_ecc_dre", netcoord::median(dres.iter().copied()).unwrap_or(f64::NAN));
+        put(
+            "median_ecc_dre",
+            netcoord::median(dres.iter().copied()).unwrap_or(f64::NAN),
+        );
     }
     Ok(match p.figure.as_str() {
         "7a" => vec![summary, hit],
@@ -546,7 +658,10 @@ impl Experiment for CoreEstimation {
             ));
         }
         if spec.topology.is_none() {
-            return Err(KeyError::new("topology", "core-estimation needs a [topology] table"));
+            return Err(KeyError::new(
+                "topology",
+                "core-estimation needs a [topology] table",
+            ));
         }
         in_range("params.hosts", p.hosts as f64, 0.0, 20_000.0)?;
         for (i, &nb) in p.neighbours.iter().enumerate() {
@@ -556,7 +671,10 @@ impl Experiment for CoreEstimation {
             in_range(&format!("params.rates_hz.{i}"), r, 1e-3, 1000.0)?;
         }
         if !p.neighbours.is_empty() && !p.rates_hz.is_empty() && p.log_times_min.is_empty() {
-            return Err(KeyError::new("params.log_times_min", "needs at least one log time"));
+            return Err(KeyError::new(
+                "params.log_times_min",
+                "needs at least one log time",
+            ));
         }
         for (i, &t) in p.log_times_min.iter().enumerate() {
             in_range(&format!("params.log_times_min.{i}"), t, 1e-3, 24.0 * 60.0)?;
@@ -570,15 +688,24 @@ impl Experiment for CoreEstimation {
             }
         }
         in_range("params.landmarks", p.landmarks as f64, 2.0, 1000.0)?;
-        in_range("params.landmark_probes", p.landmark_probes as f64, 1.0, 1000.0)?;
+        in_range(
+            "params.landmark_probes",
+            p.landmark_probes as f64,
+            1.0,
+            1000.0,
+        )?;
         in_range("params.gnp_dimensions", p.gnp_dimensions as f64, 1.0, 20.0)?;
+        in_range("params.gnp_max_evals", p.gnp_max_evals as f64, 10.0, 1e7)?;
         in_range("params.k_max", p.k_max as f64, 2.0, 10_000.0)?;
         in_range("params.group_size", p.group_size as f64, 0.0, 20_000.0)?;
         in_range("params.groups", p.groups as f64, 1.0, 10_000.0)?;
         positive("params.scatter_rows", p.scatter_rows as f64 + 1.0)?;
         let estimators = p.landmark_methods.len() + p.neighbours.len() * p.rates_hz.len();
         if estimators == 0 {
-            return Err(KeyError::new("params", "no estimator: set neighbours/rates_hz or landmark_methods"));
+            return Err(KeyError::new(
+                "params",
+                "no estimator: set neighbours/rates_hz or landmark_methods",
+            ));
         }
         Ok(())
     }
@@ -602,10 +729,16 @@ impl Experiment for CoreEstimation {
             .to_owned();
         match figure.as_str() {
             "6" => vec![
-                PlotSpec::new("fig6_scatter", "errors", PlotKind::Scatter, "real_ms", "dre")
-                    .with_title("Fig. 6: directed relative error vs real RTT")
-                    .with_facet("config")
-                    .with_labels("real RTT (ms)", "directed relative error"),
+                PlotSpec::new(
+                    "fig6_scatter",
+                    "errors",
+                    PlotKind::Scatter,
+                    "real_ms",
+                    "dre",
+                )
+                .with_title("Fig. 6: directed relative error vs real RTT")
+                .with_facet("config")
+                .with_labels("real RTT (ms)", "directed relative error"),
                 PlotSpec::new("fig6_cdf", "cdf", PlotKind::Line, "abs_dre", "fraction")
                     .with_title("Fig. 6: fraction of pairs within a directed relative error")
                     .with_series("config")
@@ -613,11 +746,17 @@ impl Experiment for CoreEstimation {
                     .with_labels("|directed relative error|", "fraction of host pairs"),
             ],
             "7a" => vec![
-                PlotSpec::new("fig7a_hit_ratio", "hit_ratio", PlotKind::Line, "k", "hit_ratio")
-                    .with_title("Fig. 7a: k-Median core-node hit ratio, estimated vs real RTTs")
-                    .with_series("config")
-                    .with_aggregate(Aggregate::MeanWithStdErr)
-                    .with_labels("k (number of core nodes)", "hit ratio"),
+                PlotSpec::new(
+                    "fig7a_hit_ratio",
+                    "hit_ratio",
+                    PlotKind::Line,
+                    "k",
+                    "hit_ratio",
+                )
+                .with_title("Fig. 7a: k-Median core-node hit ratio, estimated vs real RTTs")
+                .with_series("config")
+                .with_aggregate(Aggregate::MeanWithStdErr)
+                .with_labels("k (number of core nodes)", "hit ratio"),
             ],
             "7b" => vec![
                 PlotSpec::new("fig7b_min", "core_error", PlotKind::Cdf, "", "error_ms")
@@ -636,10 +775,16 @@ impl Experiment for CoreEstimation {
                     .with_title("Fig. 8: directed relative error of reported vs real eccentricity")
                     .with_series("config")
                     .with_labels("directed relative error of eccentricity", "CDF"),
-                PlotSpec::new("fig8_scatter", "ecc_error", PlotKind::Scatter, "real_ecc_ms", "dre")
-                    .with_title("Fig. 8: eccentricity error vs real eccentricity")
-                    .with_facet("config")
-                    .with_labels("real eccentricity (ms)", "directed relative error"),
+                PlotSpec::new(
+                    "fig8_scatter",
+                    "ecc_error",
+                    PlotKind::Scatter,
+                    "real_ecc_ms",
+                    "dre",
+                )
+                .with_title("Fig. 8: eccentricity error vs real eccentricity")
+                .with_facet("config")
+                .with_labels("real eccentricity (ms)", "directed relative error"),
             ],
         }
     }

@@ -182,7 +182,14 @@ pub fn run_vivaldi(
         coords.push(
             hosts
                 .iter()
-                .map(|&h| sim.node(h as NodeId).viv.as_ref().expect("host").coord().clone())
+                .map(|&h| {
+                    sim.node(h as NodeId)
+                        .viv
+                        .as_ref()
+                        .expect("host")
+                        .coord()
+                        .clone()
+                })
                 .collect(),
         );
     }
@@ -302,7 +309,12 @@ pub fn run_pings(
     let mut cfg = SimConfig::new(seed);
     cfg.per_node_stats = false;
     let mut sim = Simulation::new(nodes, net, cfg);
-    sim.run_until(SimTime::from_secs_f64(spacing_s * (rounds as f64 + 1.0) + horizon_s));
+    sim.run_until(SimTime::from_secs_f64(
+        spacing_s * (rounds as f64 + 1.0) + horizon_s,
+    ));
     let events = sim.events_processed();
-    (sim.into_nodes().into_iter().map(|p| p.rtt_ms).collect(), events)
+    (
+        sim.into_nodes().into_iter().map(|p| p.rtt_ms).collect(),
+        events,
+    )
 }

@@ -1,0 +1,1367 @@
+//! `pruned-clocks`: a simulated MMVE that measures the size and the ordering accuracy of
+//! the clock variants of the pruned-clocks paper (Weis et al., *Towards Logical Clocks in
+//! P2P-based MMVEs*, WowKiVS 2009) on one common event trace (notes §5.4, "proposed
+//! experiment": the paper itself has no evaluation).
+//!
+//! # World and workload
+//! `players` avatars move in a square world by **random waypoints with Zipf-popular
+//! hotspots** (notes §4.3): `waypoints` points uniform in the world with popularity
+//! `∝ 1/rank^zipf_s`; a player walks at `speed` units/s to a uniform point within
+//! `hotspot_radius` of a Zipf-chosen waypoint, dwells `Exp(dwell_mean_s)` and picks the
+//! next. Positions are updated once per tick (`tick_ms`, 100 ms) by the driver.
+//!
+//! - **Interactions**: each tick a player, with probability `interact_prob` (× `hub_rate_factor`
+//!   for hubs), interacts with a uniformly chosen player within `interact_radius`; a share
+//!   `essential_share` of interactions are *essential* kinds (hit, trade), the rest are not
+//!   (e.g. an emote aimed at someone). Both parties remember the interaction time (this feeds
+//!   the "interacted within τ" relevance).
+//! - **Plain actions** (movement/animation updates that still carry the clock): every
+//!   `action_interval_s` with a random phase (0 disables them).
+//! - **Hubs**: the first `round(hub_share · players)` ids (positions are random, so this is
+//!   a random choice); `hub_rate_factor`× interaction rate and `hub_aoi_factor`× AOI radius.
+//! - **Delivery (interest management)**: an action of `s` is sent to every player `q` whose
+//!   area of interest contains `s` (`|q − s| ≤ r_q`, with `r_q = aoi_radius` or
+//!   `hub_aoi_factor · aoi_radius` for hubs). Network: the scenario's `[network]` table with
+//!   `latency = "constant"` (the scenarios use 50 ms + Exp(10 ms) jitter, reordering links).
+//!
+//! # Clocks (one message carries every variant: the same trace for all)
+//! - `full`: a Mattern/Fidge vector clock of `players` components: size reported
+//!   analytically (`players` entries, 4 bytes per component, no ids).
+//! - `sparse`: the paper's dictionary clock (§2), never pruned. Its key set (= the full
+//!   clock's non-zero components) is tracked exactly as a bitset per player (OR on merge),
+//!   which is what makes 10 000 players affordable; its wire size uses the notes'
+//!   fixed-width model (12 B per entry); its varint size is not computed (`NaN`).
+//! - `pruned_aoi`: [`SparseClock::merge_pruned`] / [`SparseClock::tick`] + prune with
+//!   `isRelevant_A(id)` = "`id` is inside A's AOI now".
+//! - `pruned_aoi_or_<τ>s` for `tau_short_s` and `tau_long_s` (5 s and 30 s): "inside the AOI
+//!   now, or interacted with A within the last τ".
+//! - `pruned-intersection` (notes §5.2 b): not a different stored clock but the
+//!   [`Relevance::Intersection`] reading of Algorithm 2; it is reported as `reading =
+//!   intersection` next to the printed algorithm's `reading = comparer` for each pruned clock.
+//!
+//! Receiving a message merges (and prunes), without ticking; acting ticks the own entry and
+//! prunes with the relevance that holds at that moment (notes §5.1).
+//!
+//! # Ground truth for ordering accuracy (exact, cheap)
+//! Full clocks of 10 000 players cannot be merged on every delivery in the time budget, so the
+//! ground truth uses **tracer events**: `tracer_slots` slots; whenever the next slot's tracer
+//! is older than `tracer_reuse_s`, the current action becomes that slot's tracer with a new
+//! generation. Every player keeps a vector of the largest generation known per slot, merged
+//! by component-wise max on every delivery. For a tracer `e1` (slot k, generation g, sent at
+//! `t1`) and a later-sent event `e2` (sent at `t2 > t1` by `s2`), `e1 → e2` iff `s2` knew
+//! generation `≥ g` of slot `k` when sending `e2`, provided slot k was not re-used before
+//! `t2` (checked; such pairs are skipped). As `e2 → e1` is impossible when `t2 > t1`, the
+//! truth is `Before` or `Concurrent`, exactly as full vector clocks would say.
+//!
+//! **Pairs**: every player keeps its last `tracer_buffer` tracers (received or own) of the
+//! last `pair_window_s`; each later event it receives or performs is paired with each of them.
+//! A pair is **essential** if both events are essential interactions by the same actor or the
+//! same two players, or their actors interacted within `essential_tau_s` (judged when the pair
+//! is formed); essential pairs are all classified. Independently, each observed event enters
+//! the **all** class with all its pairs with probability `pair_sample_prob` (one draw per
+//! event, so the sample is unbiased). Each pruned variant's answer (comparing the
+//! two clocks carried by the messages, relevance taken at the observer at the moment of
+//! observation) is classified against the truth with [`OrderingFidelity::classify`].
+//!
+//! # Tables
+//! `size` (time bucket × variant × stat ∈ mean/p99/max of the clock carried per message:
+//! entries, fixed-width bytes, varint bytes), `datagram` (share of messages whose clock
+//! exceeds 1472 B), `accuracy` (variant × reading × pair class × outcome), `pairs` (truth
+//! distribution), `summary`. Merge/compare cost per operation is measured by the divan
+//! bench `algorithms/vclock/benches/vclock.rs`, not here: the CSVs stay deterministic.
+
+use super::{Experiment, Job, parse_params};
+use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::row;
+use crate::scenario::{KeyError, Scenario, Spec, in_range, positive};
+use crate::spec::LatencyKind;
+use crate::table::Table;
+use rand::RngExt;
+use serde::Deserialize;
+use sim_core::{Ctx, Message, Node, NodeId, SimConfig, SimRng, SimTime, Simulation};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use vclock::{ClockOrder, OrderingFidelity, Relevance, SparseClock, UDP_MAX_PAYLOAD};
+
+/// `[params]` of `pruned-clocks` (defaults follow notes §5.4 where it gives a value).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Number of players N (default 1000).
+    #[serde(default = "d_players")]
+    pub players: usize,
+    /// Share of hub players h (default 0).
+    #[serde(default)]
+    pub hub_share: f64,
+    /// Simulated duration, s (default 1800 = 30 min).
+    #[serde(default = "d_duration")]
+    pub duration_s: f64,
+    /// Tick, ms (default 100).
+    #[serde(default = "d_tick")]
+    pub tick_ms: f64,
+    /// World side (default 1000 units).
+    #[serde(default = "d_side")]
+    pub world_side: f64,
+    /// Scale the world side by `sqrt(players / reference_players)` so the player density
+    /// (and thus AOI population) is the same at every N (default true; notes §5.4 keeps the
+    /// 1000 × 1000 world fixed, i.e. `false`).
+    #[serde(default = "d_true")]
+    pub scale_world: bool,
+    /// Players at which the world side is `world_side` when scaling (default 1000).
+    #[serde(default = "d_ref")]
+    pub reference_players: usize,
+    /// AOI radius r (default 50).
+    #[serde(default = "d_aoi")]
+    pub aoi_radius: f64,
+    /// Interaction radius (default 10).
+    #[serde(default = "d_ir")]
+    pub interact_radius: f64,
+    /// Interaction probability per tick p (default 0.05).
+    #[serde(default = "d_p")]
+    pub interact_prob: f64,
+    /// Share of interactions of essential kinds (hit, trade) (default 0.5).
+    #[serde(default = "d_half")]
+    pub essential_share: f64,
+    /// Interaction-rate factor of hubs (default 10).
+    #[serde(default = "d_hub_rate")]
+    pub hub_rate_factor: f64,
+    /// AOI-radius factor of hubs (default 3).
+    #[serde(default = "d_hub_aoi")]
+    pub hub_aoi_factor: f64,
+    /// Interval of plain (non-interaction) actions that also carry the clock, s; 0 = none
+    /// (default 0: as in notes §5.4, only interactions are clock-carrying action messages).
+    #[serde(default = "d_action")]
+    pub action_interval_s: f64,
+    /// Number of waypoints in a `world_side`² world (default 20); with `scale_world` the count
+    /// grows with the area, so hotspots are as crowded at every N.
+    #[serde(default = "d_wp")]
+    pub waypoints: usize,
+    /// Zipf exponent of waypoint popularity (default 1).
+    #[serde(default = "d_one")]
+    pub zipf_s: f64,
+    /// Radius around a waypoint where targets are drawn (default 100).
+    #[serde(default = "d_hot")]
+    pub hotspot_radius: f64,
+    /// Walking speed, units/s (default 10).
+    #[serde(default = "d_speed")]
+    pub speed: f64,
+    /// Mean dwell time at a target, s (default 5).
+    #[serde(default = "d_dwell")]
+    pub dwell_mean_s: f64,
+    /// Short τ of the "AOI or recent interaction" relevance, s (default 5).
+    #[serde(default = "d_tau_s")]
+    pub tau_short_s: f64,
+    /// Long τ, s (default 30).
+    #[serde(default = "d_tau_l")]
+    pub tau_long_s: f64,
+    /// Window of "interacted within τ" for essential pairs, s (default 30).
+    #[serde(default = "d_tau_l")]
+    pub essential_tau_s: f64,
+    /// Width of the time buckets of the `size` table, s (default 60).
+    #[serde(default = "d_sample")]
+    pub sample_interval_s: f64,
+    /// Number of tracer slots of the ground truth (default 256).
+    #[serde(default = "d_slots")]
+    pub tracer_slots: usize,
+    /// Minimum age before a tracer slot is re-used, s (default 10).
+    #[serde(default = "d_reuse")]
+    pub tracer_reuse_s: f64,
+    /// Largest send-time gap of a pair, s (default 5).
+    #[serde(default = "d_window")]
+    pub pair_window_s: f64,
+    /// Tracers each player keeps for pairing (default 8).
+    #[serde(default = "d_buffer")]
+    pub tracer_buffer: usize,
+    /// Probability that an observed event enters the "all" class with its pairs (default 0.02).
+    #[serde(default = "d_pair_p")]
+    pub pair_sample_prob: f64,
+    /// Also run the exact sparse (unpruned) clock as a [`SparseClock`] and check the tracer
+    /// ground truth and the key-set sizes against it (summary `verify_*_mismatches`; slow at
+    /// large N; default false).
+    #[serde(default)]
+    pub verify_exact: bool,
+}
+
+fn d_players() -> usize {
+    1000
+}
+fn d_duration() -> f64 {
+    1800.0
+}
+fn d_tick() -> f64 {
+    100.0
+}
+fn d_side() -> f64 {
+    1000.0
+}
+fn d_true() -> bool {
+    true
+}
+fn d_ref() -> usize {
+    1000
+}
+fn d_aoi() -> f64 {
+    50.0
+}
+fn d_ir() -> f64 {
+    10.0
+}
+fn d_p() -> f64 {
+    0.05
+}
+fn d_half() -> f64 {
+    0.5
+}
+fn d_hub_rate() -> f64 {
+    10.0
+}
+fn d_hub_aoi() -> f64 {
+    3.0
+}
+fn d_action() -> f64 {
+    0.0
+}
+fn d_wp() -> usize {
+    20
+}
+fn d_one() -> f64 {
+    1.0
+}
+fn d_hot() -> f64 {
+    100.0
+}
+fn d_speed() -> f64 {
+    10.0
+}
+fn d_dwell() -> f64 {
+    5.0
+}
+fn d_tau_s() -> f64 {
+    5.0
+}
+fn d_tau_l() -> f64 {
+    30.0
+}
+fn d_sample() -> f64 {
+    60.0
+}
+fn d_slots() -> usize {
+    256
+}
+fn d_reuse() -> f64 {
+    10.0
+}
+fn d_window() -> f64 {
+    5.0
+}
+fn d_buffer() -> usize {
+    8
+}
+fn d_pair_p() -> f64 {
+    0.02
+}
+
+/// Number of stored (pruned) clock variants carried by every message.
+pub const PRUNED: usize = 3;
+
+/// What an action is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionKind {
+    /// A plain action (movement, animation): observed, not an interaction.
+    Plain,
+    /// An interaction with `partner`; `essential` for hits and trades.
+    Interaction {
+        /// The other party.
+        partner: u32,
+        /// Essential kind (hit, trade)?
+        essential: bool,
+    },
+}
+
+/// One action event as carried by its messages (shared by all receivers).
+#[derive(Debug)]
+pub struct Payload {
+    /// The actor.
+    pub sender: u32,
+    /// Send instant.
+    pub t: SimTime,
+    /// Plain or interaction.
+    pub kind: ActionKind,
+    /// `(slot, generation)` if this event is a ground-truth tracer.
+    pub tracer: Option<(u16, u16)>,
+    /// The pruned clocks after the action (`pruned_aoi`, short τ, long τ).
+    pub clocks: [SparseClock<u32, u32>; PRUNED],
+    /// Key set of the sender's sparse (unpruned) clock.
+    pub keys: Box<[u64]>,
+    /// The sender's tracer generation vector.
+    pub gv: Box<[u16]>,
+    /// Wire size for the engine's byte counters (header + varint `pruned_aoi` clock).
+    pub wire_bytes: u32,
+    /// The exact sparse clock, with `verify_exact`.
+    pub exact: Option<SparseClock<u32, u32>>,
+}
+
+/// The action message.
+#[derive(Debug, Clone)]
+pub struct ActionMsg(pub Rc<Payload>);
+
+impl Message for ActionMsg {
+    const KINDS: &'static [&'static str] = &["action"];
+    fn size_bytes(&self) -> u32 {
+        self.0.wire_bytes
+    }
+}
+
+/// Per-player movement state (driver side).
+#[derive(Debug, Clone, Copy)]
+struct Mover {
+    target: [f64; 2],
+    dwell_until: f64,
+}
+
+/// The world as seen by the relevance predicates: positions, AOI radii, interaction memory.
+#[derive(Debug)]
+pub struct World {
+    pos: Vec<[f64; 2]>,
+    r2: Vec<f64>,
+    /// Per player: `(partner, last interaction)` sorted by partner.
+    partners: Vec<Vec<(u32, SimTime)>>,
+    taus: [SimTime; PRUNED],
+    essential_tau: SimTime,
+    /// Tracer slots: current generation and its start.
+    slot_gen: Vec<u16>,
+    slot_start: Vec<SimTime>,
+}
+
+impl World {
+    #[inline(always)]
+    fn in_aoi(&self, p: u32, id: u32) -> bool {
+        let (a, b) = (self.pos[p as usize], self.pos[id as usize]);
+        let (dx, dy) = (a[0] - b[0], a[1] - b[1]);
+        dx * dx + dy * dy <= self.r2[p as usize]
+    }
+
+    #[inline]
+    fn interacted_within(&self, p: u32, id: u32, now: SimTime, tau: SimTime) -> bool {
+        let list = &self.partners[p as usize];
+        match list.binary_search_by_key(&id, |e| e.0) {
+            Ok(k) => now.as_nanos().saturating_sub(list[k].1.as_nanos()) <= tau.as_nanos(),
+            Err(_) => false,
+        }
+    }
+
+    /// `isRelevant_p(id)` of variant `v` at instant `now`.
+    #[inline(always)]
+    fn relevant(&self, v: usize, p: u32, id: u32, now: SimTime) -> bool {
+        id == p || self.in_aoi(p, id) || (v > 0 && self.interacted_within(p, id, now, self.taus[v]))
+    }
+
+    fn record_interaction(&mut self, a: u32, b: u32, now: SimTime) {
+        for (x, y) in [(a, b), (b, a)] {
+            let list = &mut self.partners[x as usize];
+            match list.binary_search_by_key(&y, |e| e.0) {
+                Ok(k) => list[k].1 = now,
+                Err(k) => list.insert(k, (y, now)),
+            }
+        }
+    }
+
+    fn forget_before(&mut self, cutoff: SimTime) {
+        for list in &mut self.partners {
+            list.retain(|e| e.1 >= cutoff);
+        }
+    }
+
+    /// Is tracer `(slot, gen)` still identifiable at instant `t` (slot not re-used by then)?
+    fn tracer_valid(&self, slot: u16, gen_: u16, t: SimTime) -> bool {
+        let cur = self.slot_gen[slot as usize];
+        cur == gen_ || (cur == gen_.wrapping_add(1) && self.slot_start[slot as usize] > t)
+    }
+}
+
+/// Counters and per-bucket samples (filled by the nodes).
+#[derive(Debug)]
+pub struct Stats {
+    /// Per variant (sparse, 3 pruned): entries of each message's clock in this bucket.
+    entries: [Vec<u32>; PRUNED + 1],
+    /// Per pruned variant: varint bytes of each message's clock in this bucket.
+    varint: [Vec<u32>; PRUNED],
+    /// Messages over one datagram: per variant (sparse + pruned) fixed model; pruned varint.
+    over_fixed: [u64; PRUNED + 1],
+    over_varint: [u64; PRUNED],
+    /// Largest clock seen per variant.
+    max_entries: [u64; PRUNED + 1],
+    messages: u64,
+    deliveries: u64,
+    /// accuracy[variant][reading][class][outcome].
+    accuracy: [[[[u64; 5]; 2]; 2]; PRUNED],
+    /// truth[class][before/concurrent].
+    truth: [[u64; 2]; 2],
+    skipped_pairs: u64,
+    truth_mismatches: u64,
+    size_mismatches: u64,
+    verified_pairs: u64,
+}
+
+impl Stats {
+    fn new() -> Self {
+        Stats {
+            entries: Default::default(),
+            varint: Default::default(),
+            over_fixed: [0; PRUNED + 1],
+            over_varint: [0; PRUNED],
+            max_entries: [0; PRUNED + 1],
+            messages: 0,
+            deliveries: 0,
+            accuracy: [[[[0; 5]; 2]; 2]; PRUNED],
+            truth: [[0; 2]; 2],
+            skipped_pairs: 0,
+            truth_mismatches: 0,
+            size_mismatches: 0,
+            verified_pairs: 0,
+        }
+    }
+}
+
+/// Settings the nodes need.
+#[derive(Debug, Clone, Copy)]
+struct NodeCfg {
+    window: SimTime,
+    buffer: usize,
+    pair_p: f64,
+}
+
+/// State shared between the driver and the nodes (single-threaded: one job, one thread).
+#[derive(Debug)]
+pub struct Shared {
+    world: RefCell<World>,
+    stats: RefCell<Stats>,
+    cfg: NodeCfg,
+}
+
+/// A player: its stored clocks and what it needs to measure ordering accuracy.
+#[derive(Debug)]
+pub struct Player {
+    id: u32,
+    /// The three pruned clocks (`pruned_aoi`, short τ, long τ).
+    pub clocks: [SparseClock<u32, u32>; PRUNED],
+    /// Key set of the sparse (unpruned) clock, as a bitset over player ids.
+    pub keys: Vec<u64>,
+    /// The key set holds every player (merging keys is then a no-op and skipped).
+    keys_full: bool,
+    /// Largest known generation per tracer slot.
+    gv: Vec<u16>,
+    /// Number of players (size of the full key set).
+    gv_players: usize,
+    /// Recent tracer events seen (own or received), oldest first.
+    recent: VecDeque<Rc<Payload>>,
+    /// The exact sparse clock, with `verify_exact`.
+    exact: Option<SparseClock<u32, u32>>,
+    shared: Rc<Shared>,
+}
+
+const OUTCOMES: [OrderingFidelity; 5] = [
+    OrderingFidelity::Preserved,
+    OrderingFidelity::Forced,
+    OrderingFidelity::Collapsed,
+    OrderingFidelity::Lost,
+    OrderingFidelity::Inverted,
+];
+const OUTCOME_NAMES: [&str; 5] = ["preserved", "forced", "collapsed", "lost", "inverted"];
+const READINGS: [Relevance; 2] = [Relevance::Comparer, Relevance::Intersection];
+const READING_NAMES: [&str; 2] = ["comparer", "intersection"];
+const CLASS_NAMES: [&str; 2] = ["essential", "all"];
+
+fn outcome_index(o: OrderingFidelity) -> usize {
+    OUTCOMES
+        .iter()
+        .position(|&x| x == o)
+        .expect("all outcomes listed")
+}
+
+impl Player {
+    /// Pair the new event `e2` (received or own) with the buffered tracers, then buffer it
+    /// if it is a tracer.
+    fn observe(&mut self, e2: &Rc<Payload>, now: SimTime, rng: &mut SimRng) {
+        let shared = Rc::clone(&self.shared);
+        let w = shared.world.borrow();
+        let cfg = shared.cfg;
+        while let Some(f) = self.recent.front() {
+            if now.as_nanos() > f.t.as_nanos() + cfg.window.as_nanos() * 2 {
+                self.recent.pop_front();
+            } else {
+                break;
+            }
+        }
+        let mut stats = shared.stats.borrow_mut();
+        // One draw per observed event: it enters the "all" class with all its pairs.
+        let sampled = !self.recent.is_empty() && rng.random::<f64>() < cfg.pair_p;
+        let e2_essential = matches!(
+            e2.kind,
+            ActionKind::Interaction {
+                essential: true,
+                ..
+            }
+        );
+        for e1 in &self.recent {
+            if !sampled && !e2_essential {
+                break;
+            }
+            if e1.t >= e2.t || e2.t.as_nanos() - e1.t.as_nanos() > cfg.window.as_nanos() {
+                continue;
+            }
+            let Some((slot, gen_)) = e1.tracer else {
+                continue;
+            };
+            let essential = match (e1.kind, e2.kind) {
+                (
+                    ActionKind::Interaction {
+                        partner: p1,
+                        essential: true,
+                    },
+                    ActionKind::Interaction {
+                        partner: p2,
+                        essential: true,
+                    },
+                ) => {
+                    let same =
+                        (e1.sender, p1) == (e2.sender, p2) || (e1.sender, p1) == (p2, e2.sender);
+                    same || e1.sender == e2.sender
+                        || w.interacted_within(e1.sender, e2.sender, now, w.essential_tau)
+                }
+                _ => false,
+            };
+            if !essential && !sampled {
+                continue;
+            }
+            if !w.tracer_valid(slot, gen_, e2.t) {
+                stats.skipped_pairs += 1;
+                continue;
+            }
+            let truth = if e2.gv[slot as usize] >= gen_ {
+                ClockOrder::Before
+            } else {
+                ClockOrder::Concurrent
+            };
+            let me = self.id;
+            let (s1, s2) = (e1.sender, e2.sender);
+            let mut outcome = [[0usize; 2]; PRUNED];
+            for (v, out) in outcome.iter_mut().enumerate() {
+                for (r, &reading) in READINGS.iter().enumerate() {
+                    let comparer = |id: u32| w.relevant(v, me, id, now);
+                    let others = |id: u32| w.relevant(v, s1, id, now) && w.relevant(v, s2, id, now);
+                    let observed =
+                        e1.clocks[v].compare_pruned(&e2.clocks[v], reading, &comparer, &others);
+                    out[r] = outcome_index(OrderingFidelity::classify(truth, observed));
+                }
+            }
+            if let (Some(x1), Some(x2)) = (&e1.exact, &e2.exact) {
+                stats.verified_pairs += 1;
+                stats.truth_mismatches += u64::from(x1.compare(x2) != truth);
+            }
+            let t = usize::from(truth == ClockOrder::Concurrent);
+            for (c, take) in [essential, sampled].into_iter().enumerate() {
+                if take {
+                    stats.truth[c][t] += 1;
+                    for (v, out) in outcome.iter().enumerate() {
+                        for (r, &o) in out.iter().enumerate() {
+                            stats.accuracy[v][r][c][o] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        drop(stats);
+        drop(w);
+        if e2.tracer.is_some() {
+            if self.recent.len() >= cfg.buffer {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(Rc::clone(e2));
+        }
+    }
+
+    /// Perform an action: tick, prune, stamp the message and send it to `receivers`.
+    fn act(
+        &mut self,
+        ctx: &mut Ctx<'_, ActionMsg>,
+        kind: ActionKind,
+        tracer: Option<(u16, u16)>,
+        receivers: &[u32],
+    ) {
+        let now = ctx.now();
+        let me = self.id;
+        let shared = Rc::clone(&self.shared);
+        {
+            let w = shared.world.borrow();
+            for (v, c) in self.clocks.iter_mut().enumerate() {
+                c.tick(me);
+                c.prune(&|id: u32| w.relevant(v, me, id, now));
+            }
+        }
+        self.keys[me as usize / 64] |= 1u64 << (me % 64);
+        if let Some(x) = &mut self.exact {
+            x.tick(me);
+        }
+        if let Some((slot, gen_)) = tracer {
+            self.gv[slot as usize] = gen_;
+        }
+        let varint: [usize; PRUNED] = std::array::from_fn(|v| self.clocks[v].encoded_len());
+        let payload = Rc::new(Payload {
+            sender: me,
+            t: now,
+            kind,
+            tracer,
+            clocks: self.clocks.clone(),
+            keys: self.keys.clone().into_boxed_slice(),
+            gv: self.gv.clone().into_boxed_slice(),
+            wire_bytes: 32 + varint[0] as u32,
+            exact: self.exact.clone(),
+        });
+        {
+            let mut st = shared.stats.borrow_mut();
+            let sparse = self.keys.iter().map(|w| w.count_ones()).sum::<u32>();
+            self.keys_full = sparse as usize == self.gv_players;
+            if let Some(x) = &self.exact {
+                st.size_mismatches += u64::from(x.len() != sparse as usize);
+            }
+            let lens = [
+                sparse,
+                self.clocks[0].len() as u32,
+                self.clocks[1].len() as u32,
+                self.clocks[2].len() as u32,
+            ];
+            for (v, &len) in lens.iter().enumerate() {
+                st.entries[v].push(len);
+                st.max_entries[v] = st.max_entries[v].max(u64::from(len));
+                if len as usize * vclock::FIXED_WIDTH_ENTRY_BYTES > UDP_MAX_PAYLOAD {
+                    st.over_fixed[v] += 1;
+                }
+            }
+            for (v, &b) in varint.iter().enumerate() {
+                st.varint[v].push(b as u32);
+                if b > UDP_MAX_PAYLOAD {
+                    st.over_varint[v] += 1;
+                }
+            }
+            st.messages += 1;
+            st.deliveries += receivers.len() as u64;
+        }
+        for &q in receivers {
+            ctx.send(q, ActionMsg(Rc::clone(&payload)));
+        }
+        self.observe(&payload, now, ctx.rng());
+    }
+}
+
+impl Node for Player {
+    type Msg = ActionMsg;
+    fn on_message(&mut self, ctx: &mut Ctx<'_, ActionMsg>, _from: NodeId, msg: ActionMsg) {
+        let now = ctx.now();
+        let me = self.id;
+        let p = msg.0;
+        {
+            let shared = Rc::clone(&self.shared);
+            let w = shared.world.borrow();
+            for (v, c) in self.clocks.iter_mut().enumerate() {
+                c.merge_pruned(&p.clocks[v], &|id: u32| w.relevant(v, me, id, now));
+            }
+        }
+        if let (Some(x), Some(y)) = (&mut self.exact, &p.exact) {
+            x.merge(y);
+        }
+        if !self.keys_full {
+            for (a, b) in self.keys.iter_mut().zip(p.keys.iter()) {
+                *a |= *b;
+            }
+        }
+        for (a, b) in self.gv.iter_mut().zip(p.gv.iter()) {
+            *a = (*a).max(*b);
+        }
+        self.observe(&p, now, ctx.rng());
+    }
+}
+
+/// A uniform grid over the world for radius queries.
+struct Grid {
+    cell: f64,
+    cols: usize,
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Grid {
+    fn new(side: f64, cell: f64) -> Self {
+        let cols = ((side / cell).ceil() as usize).max(1);
+        Grid {
+            cell,
+            cols,
+            start: vec![0; cols * cols + 1],
+            items: Vec::new(),
+        }
+    }
+
+    fn cell_of(&self, p: [f64; 2]) -> (usize, usize) {
+        let c = |x: f64| ((x / self.cell) as usize).min(self.cols - 1);
+        (c(p[0]), c(p[1]))
+    }
+
+    /// Rebuild from the positions of `ids` (counting sort: ids stay ascending per cell).
+    fn rebuild(&mut self, pos: &[[f64; 2]], ids: &[u32]) {
+        self.start.iter_mut().for_each(|s| *s = 0);
+        for &i in ids {
+            let (x, y) = self.cell_of(pos[i as usize]);
+            self.start[y * self.cols + x + 1] += 1;
+        }
+        for k in 1..self.start.len() {
+            self.start[k] += self.start[k - 1];
+        }
+        let mut fill = self.start.clone();
+        self.items.resize(ids.len(), 0);
+        for &i in ids {
+            let (x, y) = self.cell_of(pos[i as usize]);
+            let k = y * self.cols + x;
+            self.items[fill[k] as usize] = i;
+            fill[k] += 1;
+        }
+    }
+
+    /// Ids within `r` of `p` (r ≤ cell), in cell-major order, into `out`.
+    fn within(&self, pos: &[[f64; 2]], p: [f64; 2], r: f64, out: &mut Vec<u32>) {
+        let (cx, cy) = self.cell_of(p);
+        let r2 = r * r;
+        for y in cy.saturating_sub(1)..=(cy + 1).min(self.cols - 1) {
+            for x in cx.saturating_sub(1)..=(cx + 1).min(self.cols - 1) {
+                let k = y * self.cols + x;
+                for &i in &self.items[self.start[k] as usize..self.start[k + 1] as usize] {
+                    let q = pos[i as usize];
+                    let (dx, dy) = (q[0] - p[0], q[1] - p[1]);
+                    if dx * dx + dy * dy <= r2 {
+                        out.push(i);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn exp_sample(rng: &mut SimRng, mean: f64) -> f64 {
+    -(1.0 - rng.random::<f64>()).ln() * mean
+}
+
+/// Per-bucket statistics of `v`: mean, p99 (nearest rank), max.
+fn stats_of(v: &mut [u32]) -> Option<[f64; 3]> {
+    if v.is_empty() {
+        return None;
+    }
+    let n = v.len();
+    let mean = v.iter().map(|&x| f64::from(x)).sum::<f64>() / n as f64;
+    let max = f64::from(*v.iter().max().expect("non-empty"));
+    let rank = ((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1;
+    let (_, p99, _) = v.select_nth_unstable(rank);
+    Some([mean, f64::from(*p99), max])
+}
+
+/// Variant names, in table order.
+fn variant_names(p: &Params) -> [String; PRUNED + 2] {
+    [
+        "full".into(),
+        "sparse".into(),
+        "pruned_aoi".into(),
+        format!("pruned_aoi_or_{}s", p.tau_short_s),
+        format!("pruned_aoi_or_{}s", p.tau_long_s),
+    ]
+}
+
+/// The `pruned-clocks` experiment.
+pub struct PrunedClocks;
+
+impl Experiment for PrunedClocks {
+    fn name(&self) -> &'static str {
+        "pruned-clocks"
+    }
+    fn about(&self) -> &'static str {
+        "simulated MMVE: size and ordering accuracy of full, sparse and pruned vector clocks (pruned-clocks paper §2–3; notes §5.4)"
+    }
+    fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
+        let p: Params = parse_params(spec)?;
+        in_range("params.players", p.players as f64, 2.0, 1e6)?;
+        in_range("params.hub_share", p.hub_share, 0.0, 1.0)?;
+        in_range("params.duration_s", p.duration_s, 0.1, 1e6)?;
+        in_range("params.tick_ms", p.tick_ms, 1.0, 1e5)?;
+        positive("params.world_side", p.world_side)?;
+        in_range(
+            "params.reference_players",
+            p.reference_players as f64,
+            1.0,
+            1e9,
+        )?;
+        positive("params.aoi_radius", p.aoi_radius)?;
+        in_range(
+            "params.interact_radius",
+            p.interact_radius,
+            0.0,
+            p.aoi_radius,
+        )?;
+        in_range("params.interact_prob", p.interact_prob, 0.0, 1.0)?;
+        in_range("params.essential_share", p.essential_share, 0.0, 1.0)?;
+        in_range("params.hub_rate_factor", p.hub_rate_factor, 0.0, 1e3)?;
+        in_range("params.hub_aoi_factor", p.hub_aoi_factor, 1.0, 100.0)?;
+        in_range("params.action_interval_s", p.action_interval_s, 0.0, 1e6)?;
+        in_range("params.waypoints", p.waypoints as f64, 1.0, 1e6)?;
+        in_range("params.zipf_s", p.zipf_s, 0.0, 10.0)?;
+        in_range("params.hotspot_radius", p.hotspot_radius, 0.0, 1e9)?;
+        in_range("params.speed", p.speed, 0.0, 1e9)?;
+        in_range("params.dwell_mean_s", p.dwell_mean_s, 0.0, 1e6)?;
+        positive("params.tau_short_s", p.tau_short_s)?;
+        positive("params.tau_long_s", p.tau_long_s)?;
+        positive("params.essential_tau_s", p.essential_tau_s)?;
+        in_range(
+            "params.sample_interval_s",
+            p.sample_interval_s,
+            p.tick_ms / 1000.0,
+            p.duration_s,
+        )?;
+        in_range("params.tracer_slots", p.tracer_slots as f64, 1.0, 65536.0)?;
+        in_range("params.pair_window_s", p.pair_window_s, 0.001, 1e6)?;
+        in_range(
+            "params.tracer_reuse_s",
+            p.tracer_reuse_s,
+            p.pair_window_s,
+            1e6,
+        )?;
+        if p.duration_s / p.tracer_reuse_s > 60_000.0 {
+            return Err(KeyError::new(
+                "params.tracer_reuse_s",
+                "too small for duration_s: tracer generations (u16) would wrap",
+            ));
+        }
+        in_range("params.tracer_buffer", p.tracer_buffer as f64, 1.0, 1e4)?;
+        in_range("params.pair_sample_prob", p.pair_sample_prob, 0.0, 1.0)?;
+        if spec.topology.is_some() || spec.churn.is_active() {
+            return Err(KeyError::new(
+                "topology",
+                "pruned-clocks places players in its own world: no [topology], no [churn]",
+            ));
+        }
+        if spec.network.latency != LatencyKind::Constant {
+            return Err(KeyError::new("network.latency", "must be \"constant\""));
+        }
+        Ok(())
+    }
+
+    fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
+        let p: Params = job.params()?;
+        run_params(&p, job.spec(), job.seed)
+    }
+
+    fn plots(&self, _s: &Scenario) -> Vec<PlotSpec> {
+        let mut out = Vec::new();
+        for stat in ["mean", "p99", "max"] {
+            out.push(
+                PlotSpec::new(
+                    format!("entries_{stat}"),
+                    "size",
+                    PlotKind::Line,
+                    "time_s",
+                    "entries",
+                )
+                .with_title(format!(
+                    "Clock entries per message ({stat} per {})",
+                    "time bucket"
+                ))
+                .with_series("variant")
+                .with_facet("setting")
+                .with_filter("stat", stat)
+                .with_aggregate(Aggregate::Mean)
+                .with_labels("time (s)", format!("entries ({stat})"))
+                .with_log(false, true),
+            );
+        }
+        out.push(
+            PlotSpec::new("bytes_max", "size", PlotKind::Line, "time_s", "bytes")
+                .with_title(
+                    "Clock bytes per message (max; 12 B per entry, full = 4 B per component)",
+                )
+                .with_series("variant")
+                .with_facet("setting")
+                .with_filter("stat", "max")
+                .with_aggregate(Aggregate::Mean)
+                .with_labels("time (s)", "bytes (max)")
+                .with_log(false, true),
+        );
+        out.push(
+            PlotSpec::new("datagram", "datagram", PlotKind::Bar, "variant", "share")
+                .with_title(
+                    "Share of messages whose clock exceeds one UDP datagram (1472 B, 12 B/entry)",
+                )
+                .with_series("setting")
+                .with_filter("model", "fixed12")
+                .with_aggregate(Aggregate::Mean)
+                .with_labels("variant", "share of messages"),
+        );
+        for class in CLASS_NAMES {
+            for reading in READING_NAMES {
+                out.push(
+                    PlotSpec::new(
+                        format!("accuracy_{class}_{reading}"),
+                        "accuracy",
+                        PlotKind::Bar,
+                        "outcome",
+                        "share",
+                    )
+                    .with_title(format!(
+                        "Ordering accuracy, {class} pairs, {reading} relevance"
+                    ))
+                    .with_series("variant")
+                    .with_facet("setting")
+                    .with_filter("pair_class", class)
+                    .with_filter("reading", reading)
+                    .with_aggregate(Aggregate::Mean)
+                    .with_labels("outcome vs ground truth", "share of pairs"),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Run one point (public so tests can drive it without a scenario file).
+pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Table>> {
+    let n = p.players;
+    let side = if p.scale_world {
+        p.world_side * (n as f64 / p.reference_players as f64).sqrt()
+    } else {
+        p.world_side
+    };
+    let hubs = ((p.hub_share * n as f64).round() as usize).min(n);
+    let is_hub = |i: usize| i < hubs;
+    let hub_r = p.aoi_radius * p.hub_aoi_factor;
+    let tick = SimTime::from_millis_f64(p.tick_ms);
+    let dt = tick.as_secs_f64();
+    let mut rng =
+        sim_core::rng::stream_rng(seed, sim_core::rng::GLOBAL_STREAM, "pruned-clocks-world");
+
+    // Waypoints with Zipf popularity (as many per unit area at every N when scaling).
+    let n_wp = if p.scale_world {
+        ((p.waypoints as f64 * (side / p.world_side).powi(2)).round() as usize).max(1)
+    } else {
+        p.waypoints
+    };
+    let wps: Vec<[f64; 2]> = (0..n_wp)
+        .map(|_| [rng.random::<f64>() * side, rng.random::<f64>() * side])
+        .collect();
+    let mut cum = Vec::with_capacity(n_wp);
+    let mut acc = 0.0;
+    for k in 0..n_wp {
+        acc += 1.0 / ((k + 1) as f64).powf(p.zipf_s);
+        cum.push(acc);
+    }
+    let pick_target = |rng: &mut SimRng| -> [f64; 2] {
+        let u = rng.random::<f64>() * acc;
+        let k = cum.partition_point(|&c| c < u).min(n_wp - 1);
+        let (a, r) = (
+            rng.random::<f64>() * std::f64::consts::TAU,
+            p.hotspot_radius * rng.random::<f64>().sqrt(),
+        );
+        let c = wps[k];
+        [
+            (c[0] + r * a.cos()).clamp(0.0, side),
+            (c[1] + r * a.sin()).clamp(0.0, side),
+        ]
+    };
+    let mut pos: Vec<[f64; 2]> = Vec::with_capacity(n);
+    let mut movers: Vec<Mover> = Vec::with_capacity(n);
+    let interval_ticks = if p.action_interval_s > 0.0 {
+        ((p.action_interval_s * 1000.0 / p.tick_ms).round() as u64).max(1)
+    } else {
+        0
+    };
+    let mut phase = Vec::with_capacity(n);
+    for _ in 0..n {
+        pos.push([rng.random::<f64>() * side, rng.random::<f64>() * side]);
+        movers.push(Mover {
+            target: pick_target(&mut rng),
+            dwell_until: 0.0,
+        });
+        phase.push(if interval_ticks > 0 {
+            rng.random_range(0..interval_ticks)
+        } else {
+            0
+        });
+    }
+    let r2: Vec<f64> = (0..n)
+        .map(|i| {
+            if is_hub(i) {
+                hub_r * hub_r
+            } else {
+                p.aoi_radius * p.aoi_radius
+            }
+        })
+        .collect();
+    let slots = p.tracer_slots;
+    let shared = Rc::new(Shared {
+        world: RefCell::new(World {
+            pos,
+            r2,
+            partners: vec![Vec::new(); n],
+            taus: [
+                SimTime::ZERO,
+                SimTime::from_secs_f64(p.tau_short_s),
+                SimTime::from_secs_f64(p.tau_long_s),
+            ],
+            essential_tau: SimTime::from_secs_f64(p.essential_tau_s),
+            slot_gen: vec![0; slots],
+            slot_start: vec![SimTime::ZERO; slots],
+        }),
+        stats: RefCell::new(Stats::new()),
+        cfg: NodeCfg {
+            window: SimTime::from_secs_f64(p.pair_window_s),
+            buffer: p.tracer_buffer,
+            pair_p: p.pair_sample_prob,
+        },
+    });
+    let words = n.div_ceil(64);
+    let nodes: Vec<Player> = (0..n)
+        .map(|i| Player {
+            id: i as u32,
+            clocks: Default::default(),
+            keys: vec![0; words],
+            keys_full: false,
+            gv: vec![0; slots],
+            gv_players: n,
+            recent: VecDeque::new(),
+            exact: p.verify_exact.then(SparseClock::new),
+            shared: Rc::clone(&shared),
+        })
+        .collect();
+    let net = spec.network.build(None)?;
+    let mut cfg = SimConfig::new(seed);
+    cfg.per_node_stats = false;
+    let mut sim = Simulation::new(nodes, net, cfg);
+
+    let names = variant_names(p);
+    let setting = format!("N={n} hubs={}%", p.hub_share * 100.0);
+    let mut size = Table::new(
+        "size",
+        &[
+            "setting",
+            "time_s",
+            "variant",
+            "stat",
+            "entries",
+            "bytes",
+            "varint_bytes",
+        ],
+    );
+    let all_ids: Vec<u32> = (0..n as u32).collect();
+    let hub_ids: Vec<u32> = (0..hubs as u32).collect();
+    let mut grid = Grid::new(side, p.aoi_radius);
+    let mut hub_grid = Grid::new(side, hub_r);
+    let ticks = (p.duration_s * 1000.0 / p.tick_ms).round() as u64;
+    let bucket_ticks = ((p.sample_interval_s * 1000.0 / p.tick_ms).round() as u64).max(1);
+    let reuse = SimTime::from_secs_f64(p.tracer_reuse_s);
+    let mut next_slot = 0usize;
+    let (mut interactions, mut essential_acts, mut plain_acts, mut tracers) =
+        (0u64, 0u64, 0u64, 0u64);
+    let mut buf: Vec<u32> = Vec::new();
+    let mut receivers: Vec<u32> = Vec::new();
+    let forget = p.tau_long_s.max(p.essential_tau_s) + 1.0;
+    for k in 1..=ticks {
+        let now = SimTime(tick.as_nanos() * k);
+        sim.run_until(now);
+        let t_s = now.as_secs_f64();
+        {
+            let mut w = shared.world.borrow_mut();
+            for (i, m) in movers.iter_mut().enumerate() {
+                if t_s < m.dwell_until {
+                    continue;
+                }
+                let cur = w.pos[i];
+                let (dx, dy) = (m.target[0] - cur[0], m.target[1] - cur[1]);
+                let d = (dx * dx + dy * dy).sqrt();
+                let step = p.speed * dt;
+                if d <= step {
+                    w.pos[i] = m.target;
+                    m.dwell_until = t_s + exp_sample(&mut rng, p.dwell_mean_s);
+                    m.target = pick_target(&mut rng);
+                } else {
+                    w.pos[i] = [cur[0] + dx / d * step, cur[1] + dy / d * step];
+                }
+            }
+            if k % (1000.0 / p.tick_ms).round().max(1.0) as u64 == 0 {
+                w.forget_before(SimTime(
+                    now.as_nanos()
+                        .saturating_sub(SimTime::from_secs_f64(forget).as_nanos()),
+                ));
+            }
+            grid.rebuild(&w.pos, &all_ids);
+            if hubs > 0 {
+                hub_grid.rebuild(&w.pos, &hub_ids);
+            }
+        }
+        for s in 0..n {
+            let hub = is_hub(s);
+            let prob = if hub {
+                (p.interact_prob * p.hub_rate_factor).min(1.0)
+            } else {
+                p.interact_prob
+            };
+            let mut kind = None;
+            if rng.random::<f64>() < prob {
+                let w = shared.world.borrow();
+                buf.clear();
+                grid.within(&w.pos, w.pos[s], p.interact_radius, &mut buf);
+                buf.retain(|&q| q as usize != s);
+                if !buf.is_empty() {
+                    let partner = buf[rng.random_range(0..buf.len())];
+                    let essential = rng.random::<f64>() < p.essential_share;
+                    kind = Some(ActionKind::Interaction { partner, essential });
+                }
+            }
+            if kind.is_none() && interval_ticks > 0 && (k + phase[s]) % interval_ticks == 0 {
+                kind = Some(ActionKind::Plain);
+            }
+            let Some(kind) = kind else { continue };
+            let tracer = {
+                let mut w = shared.world.borrow_mut();
+                if let ActionKind::Interaction { partner, essential } = kind {
+                    w.record_interaction(s as u32, partner, now);
+                    interactions += 1;
+                    essential_acts += u64::from(essential);
+                } else {
+                    plain_acts += 1;
+                }
+                // Receivers: players whose AOI contains s.
+                receivers.clear();
+                let ps = w.pos[s];
+                grid.within(&w.pos, ps, p.aoi_radius, &mut receivers);
+                receivers.retain(|&q| q as usize != s && !is_hub(q as usize));
+                if hubs > 0 {
+                    hub_grid.within(&w.pos, ps, hub_r, &mut receivers);
+                    receivers.retain(|&q| q as usize != s);
+                }
+                let free = w.slot_gen[next_slot] == 0
+                    || now.as_nanos() >= w.slot_start[next_slot].as_nanos() + reuse.as_nanos();
+                if free {
+                    let slot = next_slot;
+                    w.slot_gen[slot] += 1;
+                    w.slot_start[slot] = now;
+                    next_slot = (next_slot + 1) % slots;
+                    tracers += 1;
+                    Some((slot as u16, w.slot_gen[slot]))
+                } else {
+                    None
+                }
+            };
+            let recv = &receivers;
+            sim.with_node(s as u32, |node, ctx| node.act(ctx, kind, tracer, recv));
+        }
+        if k % bucket_ticks == 0 || k == ticks {
+            let mut st = shared.stats.borrow_mut();
+            let st = &mut *st;
+            let t_b = t_s;
+            if st.messages > 0 {
+                let full_bytes = 4.0 * n as f64;
+                for (stat_i, stat) in ["mean", "p99", "max"].into_iter().enumerate() {
+                    size.push(row![
+                        setting.clone(),
+                        t_b,
+                        names[0].clone(),
+                        stat,
+                        n as f64,
+                        full_bytes,
+                        f64::NAN
+                    ]);
+                    let _ = stat_i;
+                }
+                for v in 0..=PRUNED {
+                    let Some(e) = stats_of(&mut st.entries[v]) else {
+                        continue;
+                    };
+                    let vb = if v > 0 {
+                        stats_of(&mut st.varint[v - 1])
+                    } else {
+                        None
+                    };
+                    for (i, stat) in ["mean", "p99", "max"].into_iter().enumerate() {
+                        size.push(row![
+                            setting.clone(),
+                            t_b,
+                            names[v + 1].clone(),
+                            stat,
+                            e[i],
+                            e[i] * vclock::FIXED_WIDTH_ENTRY_BYTES as f64,
+                            vb.map(|b| b[i]).unwrap_or(f64::NAN)
+                        ]);
+                    }
+                }
+            }
+            st.entries.iter_mut().for_each(Vec::clear);
+            st.varint.iter_mut().for_each(Vec::clear);
+        }
+    }
+    sim.run_until(SimTime(tick.as_nanos() * ticks));
+    let st = shared.stats.borrow();
+
+    let mut datagram = Table::new(
+        "datagram",
+        &[
+            "setting",
+            "variant",
+            "model",
+            "messages",
+            "over_1472",
+            "share",
+        ],
+    );
+    let m = st.messages;
+    let share = |x: u64| if m > 0 { x as f64 / m as f64 } else { f64::NAN };
+    let full_over = if 4 * n > UDP_MAX_PAYLOAD { m } else { 0 };
+    datagram.push(row![
+        setting.clone(),
+        names[0].clone(),
+        "fixed12",
+        m,
+        full_over,
+        share(full_over)
+    ]);
+    for v in 0..=PRUNED {
+        datagram.push(row![
+            setting.clone(),
+            names[v + 1].clone(),
+            "fixed12",
+            m,
+            st.over_fixed[v],
+            share(st.over_fixed[v])
+        ]);
+    }
+    for v in 0..PRUNED {
+        datagram.push(row![
+            setting.clone(),
+            names[v + 2].clone(),
+            "varint",
+            m,
+            st.over_varint[v],
+            share(st.over_varint[v])
+        ]);
+    }
+
+    let mut accuracy = Table::new(
+        "accuracy",
+        &[
+            "setting",
+            "variant",
+            "reading",
+            "pair_class",
+            "outcome",
+            "count",
+            "share",
+        ],
+    );
+    for v in 0..PRUNED {
+        for (r, reading) in READING_NAMES.iter().enumerate() {
+            for (c, class) in CLASS_NAMES.iter().enumerate() {
+                let counts = st.accuracy[v][r][c];
+                let total: u64 = counts.iter().sum();
+                for (o, outcome) in OUTCOME_NAMES.iter().enumerate() {
+                    let sh = if total > 0 {
+                        counts[o] as f64 / total as f64
+                    } else {
+                        f64::NAN
+                    };
+                    accuracy.push(row![
+                        setting.clone(),
+                        names[v + 2].clone(),
+                        *reading,
+                        *class,
+                        *outcome,
+                        counts[o],
+                        sh
+                    ]);
+                }
+            }
+        }
+    }
+
+    let mut pairs = Table::new("pairs", &["setting", "pair_class", "truth", "count"]);
+    for (c, class) in CLASS_NAMES.iter().enumerate() {
+        pairs.push(row![setting.clone(), *class, "before", st.truth[c][0]]);
+        pairs.push(row![setting.clone(), *class, "concurrent", st.truth[c][1]]);
+    }
+
+    let mut summary = Table::new("summary", &["setting", "metric", "value"]);
+    let mut put = |k: &str, v: f64| summary.push(row![setting.clone(), k, v]);
+    put("players", n as f64);
+    put("hubs", hubs as f64);
+    put("world_side", side);
+    put("waypoints", n_wp as f64);
+    put("actions", m as f64);
+    put("plain_actions", plain_acts as f64);
+    put("interactions", interactions as f64);
+    put("essential_interactions", essential_acts as f64);
+    put("deliveries", st.deliveries as f64);
+    put(
+        "receivers_per_action",
+        if m > 0 {
+            st.deliveries as f64 / m as f64
+        } else {
+            f64::NAN
+        },
+    );
+    put("tracers", tracers as f64);
+    put("pairs_skipped_slot_reused", st.skipped_pairs as f64);
+    if p.verify_exact {
+        put("verify_pairs", st.verified_pairs as f64);
+        put("verify_truth_mismatches", st.truth_mismatches as f64);
+        put("verify_size_mismatches", st.size_mismatches as f64);
+    }
+    put("events_processed", sim.events_processed() as f64);
+    put("full_clock_bytes", 4.0 * n as f64);
+    for v in 0..=PRUNED {
+        put(
+            &format!("max_entries_{}", names[v + 1]),
+            st.max_entries[v] as f64,
+        );
+    }
+    drop(st);
+    Ok(vec![size, datagram, accuracy, pairs, summary])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_matches_brute_force() {
+        let mut rng = sim_core::rng::stream_rng(1, 0, "t");
+        let pos: Vec<[f64; 2]> = (0..300)
+            .map(|_| [rng.random::<f64>() * 200.0, rng.random::<f64>() * 200.0])
+            .collect();
+        let ids: Vec<u32> = (0..300).collect();
+        let mut g = Grid::new(200.0, 30.0);
+        g.rebuild(&pos, &ids);
+        for &p in pos.iter().take(50) {
+            let mut got = Vec::new();
+            g.within(&pos, p, 25.0, &mut got);
+            got.sort_unstable();
+            let want: Vec<u32> = ids
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let q = pos[i as usize];
+                    (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2) <= 625.0
+                })
+                .collect();
+            assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn p99_is_nearest_rank() {
+        let mut v: Vec<u32> = (1..=200).rev().collect();
+        assert_eq!(stats_of(&mut v), Some([100.5, 198.0, 200.0]));
+        assert_eq!(stats_of(&mut []), None);
+    }
+}

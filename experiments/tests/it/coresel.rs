@@ -1,0 +1,222 @@
+//! The core-selection experiments (`core-diameter`, `core-estimation`) on tiny scenarios:
+//! outputs exist, are deterministic, and the estimators behave as they must in cases with a
+//! known answer.
+
+use experiments::runner::{self, RunOptions};
+use experiments::scenario::Scenario;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mmvesim-coresel-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn run(text: &str, out: &Path) {
+    let s = Scenario::parse(Path::new("/nonexistent/test.toml"), text).expect("valid scenario");
+    runner::run(
+        &s,
+        &RunOptions {
+            out: Some(out.to_owned()),
+            quiet: true,
+            no_plots: true,
+            ..Default::default()
+        },
+    )
+    .expect("run");
+}
+
+fn csv(out: &Path, table: &str) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(out.join(format!("{table}.csv"))).expect("table written");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .map(|h| h.to_string())
+                .zip(l.split(',').map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(r: &BTreeMap<String, String>, k: &str) -> f64 {
+    r[k].parse().unwrap()
+}
+
+/// Mean of `value` over summary rows with `config` starting with `prefix` and `metric`.
+fn summary_mean(out: &Path, prefix: &str, metric: &str) -> f64 {
+    let rows: Vec<f64> = csv(out, "summary")
+        .iter()
+        .filter(|r| r["config"].starts_with(prefix) && r["metric"] == metric)
+        .map(|r| num(r, "value"))
+        .collect();
+    assert!(!rows.is_empty(), "no summary rows for {prefix} {metric}");
+    rows.iter().sum::<f64>() / rows.len() as f64
+}
+
+const WAXMAN: &str = r#"
+[topology]
+kind = "waxman"
+nodes = 80
+side_ms = 200.0
+m = 2
+"#;
+
+fn fig6_text() -> String {
+    format!(
+        r#"experiment = "core-estimation"
+seed = 3
+repetitions = 2
+{WAXMAN}
+[network]
+latency = "topology"
+jitter_ms = {{ dist = "exponential", mean = 0.5 }}
+[params]
+figure = "6"
+hosts = 40
+neighbours = [8]
+rates_hz = [0.2, 4.0]
+log_times_min = [0.1, 2.0]
+landmarks = 6
+scatter_rows = 100
+"#
+    )
+}
+
+#[test]
+fn fig6_outputs_are_deterministic_and_vivaldi_converges() {
+    let (a, b) = (tmp("f6a"), tmp("f6b"));
+    run(&fig6_text(), &a);
+    run(&fig6_text(), &b);
+    for t in ["errors", "cdf", "summary"] {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
+        assert!(!x.is_empty());
+        assert_eq!(x, y, "{t}.csv differs between two runs");
+    }
+    // 2 reps × (2 landmark + 2 rates × 2 log times) estimators × 100 sampled pairs.
+    assert_eq!(csv(&a, "errors").len(), 2 * 6 * 100);
+    // Vivaldi at the high rate after 2 minutes (≈ 480 samples/host) beats 6 s at the low rate
+    // (≈ 1 sample/host: coordinates still near the origin).
+    let early = summary_mean(&a, "vivaldi n08 0.2/s 0.1min", "median_abs_dre");
+    let late = summary_mean(&a, "vivaldi n08 4/s 2min", "median_abs_dre");
+    assert!(late < 0.5, "converged Vivaldi median |dre| {late}");
+    assert!(
+        late < early / 2.0,
+        "converged {late} vs unconverged {early}"
+    );
+    // The milestone estimator on a graph is an upper bound through routers on real paths:
+    // it never underestimates by more than the jitter.
+    let under = csv(&a, "errors")
+        .iter()
+        .filter(|r| r["estimator"] == "landmark-milestone")
+        .map(|r| num(r, "est_ms") - num(r, "real_ms"))
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        under > -1e-2,
+        "milestone estimate below the shortest path by {under} ms"
+    );
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
+}
+
+#[test]
+fn fig7_with_every_host_a_landmark_and_no_jitter_selects_the_true_cores() {
+    // Every host is a landmark and there is no jitter: on a shortest-path metric the milestone
+    // estimate of (a, b) is the measured RTT itself (up to µs rounding), so k-Median must find
+    // the true cores (hit ratio 1, zero core error, exact eccentricities).
+    let text = format!(
+        r#"experiment = "core-estimation"
+seed = 4
+repetitions = 2
+{WAXMAN}
+[params]
+figure = "7a"
+hosts = 30
+neighbours = [6]
+rates_hz = [2.0]
+log_times_min = [1.0]
+landmark_methods = ["milestone"]
+landmarks = 30
+landmark_probes = 1
+k_max = 10
+"#
+    );
+    let out = tmp("f7");
+    run(&text, &out);
+    let hits = csv(&out, "hit_ratio");
+    assert_eq!(hits.len(), 2 * 2 * 9, "2 reps × 2 estimators × k = 2..=10");
+    for r in &hits {
+        let h = num(r, "hit_ratio");
+        assert!((0.0..=1.0).contains(&h));
+        if r["estimator"] == "landmark-milestone" {
+            assert_eq!(h, 1.0, "exact estimates must give the true cores: {r:?}");
+        }
+    }
+    assert_eq!(
+        summary_mean(&out, "landmark-milestone", "frac_min_error_le_10ms"),
+        1.0
+    );
+    assert!(summary_mean(&out, "landmark-milestone", "median_abs_ecc_dre") < 1e-3);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn fig5_group_centers_beat_a_random_server() {
+    let text = format!(
+        r#"experiment = "core-diameter"
+seed = 5
+repetitions = 2
+{WAXMAN}
+[params]
+groups = 10
+events = 600
+warmup_events = 100
+sample_every = 50
+proxy_counts = [5, 79]
+"#
+    );
+    let (a, b) = (tmp("f5a"), tmp("f5b"));
+    run(&text, &a);
+    run(&text, &b);
+    assert_eq!(
+        std::fs::read(a.join("diameter.csv")).unwrap(),
+        std::fs::read(b.join("diameter.csv")).unwrap()
+    );
+    let mean = |curve: &str| {
+        let v: Vec<f64> = csv(&a, "summary")
+            .iter()
+            .filter(|r| r["curve"] == curve && r["metric"] == "mean_diameter_ms")
+            .map(|r| num(r, "value"))
+            .collect();
+        assert_eq!(v.len(), 2, "{curve}");
+        v.iter().sum::<f64>() / 2.0
+    };
+    let (random, center, all) = (
+        mean("random-server"),
+        mean("topology-center"),
+        mean("group-center p079"),
+    );
+    assert!(
+        all < center,
+        "group center among all nodes {all} vs topology center {center}"
+    );
+    assert!(all < random, "group center {all} vs random server {random}");
+    // 10 samples per repetition and curve.
+    assert_eq!(csv(&a, "diameter").len(), 2 * 4 * 10);
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
+}
+
+#[test]
+fn bad_parameters_are_rejected_with_their_key() {
+    let text = format!("experiment = \"core-estimation\"\n{WAXMAN}\n[params]\nfigure = \"9\"\n");
+    let e = Scenario::parse(Path::new("x.toml"), &text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("params.figure"), "{e}");
+    let text = format!("experiment = \"core-diameter\"\n{WAXMAN}\n[params]\nmax_size = 1\n");
+    let e = Scenario::parse(Path::new("x.toml"), &text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("params.max_size"), "{e}");
+}

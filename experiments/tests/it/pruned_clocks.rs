@@ -1,0 +1,215 @@
+//! The `pruned-clocks` experiment end to end on a tiny world: tables exist, the sizes are
+//! ordered as the paper says they must be, the accuracy shares add up, the ground truth
+//! is consistent, and two runs give byte-identical CSVs.
+
+use experiments::runner::{RunOptions, run};
+use experiments::scenario::Scenario;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const TINY: &str = r#"
+experiment = "pruned-clocks"
+seed = 3
+[network]
+latency = "constant"
+constant_ms = 50.0
+jitter_ms = { dist = "exponential", mean = 10.0 }
+ordering = "reorder"
+per_node_stats = false
+[params]
+players = 60
+duration_s = 40.0
+sample_interval_s = 10.0
+world_side = 300.0
+scale_world = false
+waypoints = 4
+interact_prob = 0.2
+tracer_slots = 64
+pair_sample_prob = 0.5
+verify_exact = true
+[sweep]
+"params.hub_share" = [0.0, 0.1]
+"#;
+
+fn tmp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mmvesim-pc-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn run_tiny(out: &Path) {
+    let s = Scenario::parse(Path::new("tiny-pruned-clocks.toml"), TINY).expect("valid scenario");
+    let opts = RunOptions {
+        out: Some(out.to_owned()),
+        jobs: Some(1),
+        no_plots: true,
+        quiet: true,
+        ..Default::default()
+    };
+    let r = run(&s, &opts).expect("run");
+    assert!(r.complete);
+}
+
+/// Rows of `<dir>/<table>.csv` as header-keyed maps.
+fn read(dir: &Path, table: &str) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(dir.join(format!("{table}.csv"))).expect("table written");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .map(|h| h.to_string())
+                .zip(l.split(',').map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(r: &BTreeMap<String, String>, k: &str) -> f64 {
+    r[k].parse()
+        .unwrap_or_else(|_| panic!("{k} = {} is not a number", r[k]))
+}
+
+#[test]
+fn tiny_world_tables_are_consistent_and_deterministic() {
+    let a = tmp_dir("a");
+    run_tiny(&a);
+    for t in ["size", "datagram", "accuracy", "pairs", "summary"] {
+        assert!(a.join(format!("{t}.csv")).exists(), "{t}.csv missing");
+    }
+
+    // Sizes: full = N ≥ sparse ≥ every pruned variant, per bucket and statistic.
+    let size = read(&a, "size");
+    let mut by_key: BTreeMap<(String, String, String), BTreeMap<String, f64>> = BTreeMap::new();
+    for r in &size {
+        by_key
+            .entry((r["setting"].clone(), r["time_s"].clone(), r["stat"].clone()))
+            .or_default()
+            .insert(r["variant"].clone(), num(r, "entries"));
+    }
+    assert!(
+        by_key.len() >= 2 * 4 * 3,
+        "expected 2 settings × 4 buckets × 3 stats"
+    );
+    let mut sparse_grew = false;
+    for (k, v) in &by_key {
+        let (full, sparse) = (v["full"], v["sparse"]);
+        assert_eq!(full, 60.0, "{k:?}");
+        assert!(sparse <= full, "{k:?}: {v:?}");
+        for p in ["pruned_aoi", "pruned_aoi_or_5s", "pruned_aoi_or_30s"] {
+            assert!(
+                v[p] <= sparse + 1e-9,
+                "{k:?}: {p} larger than sparse: {v:?}"
+            );
+        }
+        // Wider relevance keeps at least as much (the τ clocks are supersets on average).
+        sparse_grew |= sparse > v["pruned_aoi"];
+    }
+    assert!(
+        sparse_grew,
+        "the sparse clock never grew beyond the pruned one"
+    );
+
+    // Accuracy: shares add up to 1 for every (setting, variant, reading, class) with pairs.
+    let acc = read(&a, "accuracy");
+    let mut groups: BTreeMap<Vec<String>, (f64, f64)> = BTreeMap::new();
+    for r in &acc {
+        let key = ["setting", "variant", "reading", "pair_class"]
+            .map(|k| r[k].clone())
+            .to_vec();
+        let g = groups.entry(key).or_default();
+        g.0 += num(r, "count");
+        if r["share"] != "NaN" {
+            g.1 += num(r, "share");
+        }
+    }
+    assert_eq!(groups.len(), 2 * 3 * 2 * 2);
+    let mut any = false;
+    for (k, (count, share)) in &groups {
+        if *count > 0.0 {
+            any = true;
+            assert!((share - 1.0).abs() < 1e-9, "{k:?}: shares sum to {share}");
+        }
+    }
+    assert!(any, "no pair was classified");
+    // Restricting a clock never turns ∥ into ∥-lost etc.: a pruned clock can only be
+    // "forced" when the truth is concurrent, so forced > 0 requires concurrent pairs.
+    let pairs = read(&a, "pairs");
+    let concurrent: f64 = pairs
+        .iter()
+        .filter(|r| r["truth"] == "concurrent")
+        .map(|r| num(r, "count"))
+        .sum();
+    let before: f64 = pairs
+        .iter()
+        .filter(|r| r["truth"] == "before")
+        .map(|r| num(r, "count"))
+        .sum();
+    assert!(
+        before > 0.0 && concurrent > 0.0,
+        "truth should contain both orders"
+    );
+    let forced: f64 = acc
+        .iter()
+        .filter(|r| r["outcome"] == "forced")
+        .map(|r| num(r, "count"))
+        .sum();
+    assert!(forced <= 2.0 * 3.0 * concurrent + 1e-9);
+
+    // The tracer ground truth and the key-set sizes agree with exact sparse clocks.
+    let summary = read(&a, "summary");
+    let metric = |setting: &str, m: &str| {
+        summary
+            .iter()
+            .find(|r| r["setting"] == setting && r["metric"] == m)
+            .map(|r| num(r, "value"))
+            .unwrap_or_else(|| panic!("{setting} {m} missing"))
+    };
+    for setting in ["N=60 hubs=0%", "N=60 hubs=10%"] {
+        assert!(
+            metric(setting, "verify_pairs") > 100.0,
+            "{setting}: too few verified pairs"
+        );
+        assert_eq!(metric(setting, "verify_truth_mismatches"), 0.0, "{setting}");
+        assert_eq!(metric(setting, "verify_size_mismatches"), 0.0, "{setting}");
+        assert_eq!(
+            metric(setting, "max_entries_sparse"),
+            60.0,
+            "{setting}: sparse clock should reach N"
+        );
+    }
+
+    // Datagram shares are in [0, 1]; the full clock of 60 × 4 B fits.
+    for r in read(&a, "datagram") {
+        let s = num(&r, "share");
+        assert!((0.0..=1.0).contains(&s), "{r:?}");
+        if r["variant"] == "full" {
+            assert_eq!(s, 0.0);
+        }
+    }
+
+    // Determinism: a second run writes byte-identical CSVs.
+    let b = tmp_dir("b");
+    run_tiny(&b);
+    for t in ["size", "datagram", "accuracy", "pairs", "summary"] {
+        let f = format!("{t}.csv");
+        assert_eq!(
+            std::fs::read(a.join(&f)).expect("a"),
+            std::fs::read(b.join(&f)).expect("b"),
+            "{f} differs between runs"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
+}
+
+#[test]
+fn unknown_params_and_topologies_are_rejected() {
+    let bad = TINY.replace("players = 60", "players = 60\nplayer = 3");
+    let e = Scenario::parse(Path::new("x.toml"), &bad).expect_err("unknown key");
+    assert!(e.to_string().contains("player"), "{e}");
+    let bad = TINY.replace("interact_prob = 0.2", "interact_prob = 1.5");
+    let e = Scenario::parse(Path::new("x.toml"), &bad).expect_err("range");
+    assert!(e.to_string().contains("params.interact_prob"), "{e}");
+}

@@ -1,0 +1,427 @@
+//! The SPD paper's experiments (`spd-eval`, `spd-gap`) and `mmvesim spd solve`.
+
+use experiments::runner::{self, RunOptions};
+use experiments::scenario::Scenario;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Two small networks (8 servers × 12 clients, 2 repetitions), every f, k-best on.
+const EVAL: &str = r#"
+experiment = "spd-eval"
+seed = 5
+repetitions = 2
+[params]
+servers = 8
+clients = 12
+client_stretch = 2.0
+k_best_p2p_max_pairs = 1e6
+"#;
+
+/// Two small networks for the brute-force comparison.
+const GAP: &str = r#"
+experiment = "spd-gap"
+seed = 3
+repetitions = 2
+[params]
+servers = 7
+clients = 5
+client_stretch = 2.0
+"#;
+
+fn load(dir: &Path, name: &str, text: &str) -> Scenario {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    Scenario::load(&f).unwrap()
+}
+
+fn run(s: &Scenario, out: &Path, jobs: usize) {
+    let sum = runner::run(
+        s,
+        &RunOptions {
+            out: Some(out.to_owned()),
+            jobs: Some(jobs),
+            shard: None,
+            no_plots: true,
+            quiet: true,
+        },
+    )
+    .unwrap();
+    assert!(sum.complete);
+}
+
+/// A CSV as a list of rows (column name → cell).
+fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_owned)
+        .collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(r: &BTreeMap<String, String>, k: &str) -> f64 {
+    r[k].parse().unwrap_or_else(|_| panic!("{k} = {:?}", r[k]))
+}
+
+#[test]
+fn eval_tables_are_byte_identical_across_thread_counts_except_runtime() {
+    let d = crate::runner::tmp("spd-eval-threads");
+    let s = load(&d, "eval.toml", EVAL);
+    assert_eq!(s.job_count(), 2);
+    run(&s, &d.join("one"), 1);
+    run(&s, &d.join("two"), 2);
+    for t in ["results.csv", "spdvr.csv", "network.csv"] {
+        let a = std::fs::read(d.join("one").join(t)).unwrap();
+        let b = std::fs::read(d.join("two").join(t)).unwrap();
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "{t} differs between 1 and 2 threads");
+    }
+    // the run-time table exists, has one row per timed call, and is the non-deterministic one
+    let rt = read_csv(&d.join("one").join("runtime_nondeterministic.csv"));
+    assert!(rt.len() >= 2 * 6 * 7, "{} rows", rt.len());
+    assert!(rt.iter().all(|r| num(r, "runtime_us") >= 0.0));
+}
+
+#[test]
+fn eval_results_respect_the_papers_invariants() {
+    let d = crate::runner::tmp("spd-eval-invariants");
+    let s = load(&d, "eval.toml", EVAL);
+    run(&s, &d.join("out"), 2);
+    let rows = read_csv(&d.join("out").join("results.csv"));
+    // 2 networks × 6 f × 9 algorithms
+    assert_eq!(rows.len(), 2 * 6 * 9);
+    let mut by: BTreeMap<(String, String, String), BTreeMap<String, String>> = BTreeMap::new();
+    for r in &rows {
+        by.insert(
+            (r["rep"].clone(), r["f"].clone(), r["algo"].clone()),
+            r.clone(),
+        );
+    }
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        let (mu, delay) = (num(r, "mu_ms"), num(r, "delay_ms"));
+        assert!(
+            (mu / num(r, "f") - 500.0).abs() < 1e-6,
+            "Γ is scaled to 500 ms: {r:?}"
+        );
+        if r["algo"] != "zizo" {
+            // every algorithm but ZIZO (which may fail, §IV-C2) meets μ
+            assert_eq!(r["feasible"], "true", "{r:?}");
+            assert!(delay <= mu * (1.0 + 1e-12), "{r:?}");
+        }
+        if r["algo"] == "alg-m" && r["f"] == "1" {
+            assert!((delay - 500.0).abs() < 1e-6, "alg-m attains Γ: {r:?}");
+        }
+        let key = |a: &str| (r["rep"].clone(), r["f"].clone(), a.to_owned());
+        let servers = |a: &str| num(&by[&key(a)], "servers_used");
+        match r["algo"].as_str() {
+            // k-best uses at most the k servers of the heuristic that supplied k
+            "k-best-cs" => {
+                assert_eq!(num(r, "k"), servers("spdcs-h"));
+                assert!(servers("k-best-cs") <= servers("spdcs-h"));
+                // … and has the smallest delay among k-subsets: at most SPDCS-H's delay
+                assert!(delay <= num(&by[&key("spdcs-h")], "delay_ms") + 1e-9);
+            }
+            "k-best-p2p" => {
+                assert_eq!(num(r, "k"), servers("spdp2p-h"));
+                assert!(servers("k-best-p2p") <= servers("spdp2p-h"));
+            }
+            // SPDVR keeps (a subset of) the servers and never increases the variation
+            "spdvr-cs" => {
+                assert!(servers("spdvr-cs") <= servers("spdcs-h"));
+                assert!(num(r, "variation_ms") <= num(&by[&key("spdcs-h")], "variation_ms") + 1e-9);
+            }
+            "spdvr-p2p" => {
+                assert!(servers("spdvr-p2p") <= servers("spdp2p-h"));
+                assert!(
+                    num(r, "variation_ms") <= num(&by[&key("spdp2p-h")], "variation_ms") + 1e-9
+                );
+            }
+            // SPDCS-H minimises servers: never more than Algorithm Matching
+            "spdcs-h" => assert!(servers("spdcs-h") <= servers("alg-m")),
+            _ => {}
+        }
+    }
+    // the before/after table agrees with the results table
+    let vr = read_csv(&d.join("out").join("spdvr.csv"));
+    assert_eq!(vr.len(), 2 * 6 * 2 * 2);
+    for r in &vr {
+        let src = match (r["algo"].as_str(), r["stage"].as_str()) {
+            ("spdvr-cs", "before") => "spdcs-h",
+            ("spdvr-p2p", "before") => "spdp2p-h",
+            (a, "after") => a,
+            other => panic!("unexpected {other:?}"),
+        };
+        let k = (r["rep"].clone(), r["f"].clone(), src.to_owned());
+        assert_eq!(r["variation_ms"], by[&k]["variation_ms"]);
+        assert_eq!(r["delay_ms"], by[&k]["delay_ms"]);
+    }
+    // larger μ never needs more servers (SPDCS-H, averaged over the networks)
+    let mean_servers = |f: &str| -> f64 {
+        rows.iter()
+            .filter(|r| r["f"] == f && r["algo"] == "spdcs-h")
+            .map(|r| num(r, "servers_used"))
+            .sum::<f64>()
+    };
+    assert!(mean_servers("1.5") <= mean_servers("1"));
+}
+
+#[test]
+fn k_best_is_skipped_beyond_its_limits_and_says_so() {
+    let d = crate::runner::tmp("spd-eval-skip");
+    let text = EVAL.replace("k_best_p2p_max_pairs = 1e6", "k_best_p2p_max_servers = 5");
+    let s = load(&d, "eval.toml", &text);
+    run(&s, &d.join("out"), 2);
+    let rows = read_csv(&d.join("out").join("results.csv"));
+    let p2p: Vec<_> = rows.iter().filter(|r| r["algo"] == "k-best-p2p").collect();
+    assert_eq!(p2p.len(), 12);
+    assert!(
+        p2p.iter()
+            .all(|r| r["status"] == "skipped" && r["delay_ms"] == "NaN")
+    );
+    assert!(
+        rows.iter()
+            .filter(|r| r["algo"] == "k-best-cs")
+            .all(|r| r["status"] == "ok")
+    );
+}
+
+#[test]
+fn gap_heuristics_are_never_better_than_brute_force_and_spdvr_cs_is_exact() {
+    let d = crate::runner::tmp("spd-gap");
+    let s = load(&d, "gap.toml", GAP);
+    run(&s, &d.join("out"), 2);
+    let rows = read_csv(&d.join("out").join("gap.csv"));
+    assert!(!rows.is_empty());
+    let mut spdvr_cs = 0;
+    for r in &rows {
+        if r["heuristic"] == "NaN" {
+            assert_eq!(r["algo"], "zizo", "only ZIZO may fail: {r:?}");
+            continue;
+        }
+        let g = num(r, "gap");
+        assert!(g >= -1e-9, "a heuristic beat the exact optimum: {r:?}");
+        if r["algo"] == "spdvr-cs" {
+            // Algorithm 1 (text-faithful key) is an exact minimiser over its tuples
+            assert_eq!(r["optimal"], "true", "{r:?}");
+            spdvr_cs += 1;
+        }
+        if r["measure"] == "servers_used" {
+            assert!(num(r, "exact") >= 1.0);
+        }
+    }
+    assert_eq!(spdvr_cs, 2 * 6);
+}
+
+#[test]
+fn bad_params_are_rejected_with_the_key() {
+    let d = crate::runner::tmp("spd-bad");
+    let f = d.join("bad.toml");
+    std::fs::write(
+        &f,
+        EVAL.replace("clients = 12", "clients = 12\nservres = 3"),
+    )
+    .unwrap();
+    let e = Scenario::load(&f).unwrap_err().to_string();
+    assert!(e.contains("params.servres"), "{e}");
+    std::fs::write(&f, EVAL.replace("servers = 8", "servers = 200")).unwrap();
+    let e = Scenario::load(&f).unwrap_err().to_string();
+    assert!(e.contains("params.servers: must be in [3, 63]"), "{e}");
+    std::fs::write(&f, GAP.replace("clients = 5", "clients = 40")).unwrap();
+    let e = Scenario::load(&f).unwrap_err().to_string();
+    assert!(e.contains("params.clients: must be in [2, 12]"), "{e}");
+}
+
+#[test]
+fn the_shipped_scenarios_validate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for f in ["spd-eval.toml", "spd-gap.toml"] {
+        let s = Scenario::load(&root.join("scenarios").join(f)).unwrap();
+        assert_eq!(s.job_count(), if f == "spd-eval.toml" { 450 } else { 120 });
+    }
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/spd-instances/worked-example.json")
+}
+
+fn mmvesim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mmvesim"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn cli_solves_the_worked_example() {
+    let inst = example();
+    let inst = inst.to_str().unwrap();
+    // Algorithm Matching: Γ = 98 (roots C and D tie; the lower index C wins), notes §7.3 item 7
+    let out = mmvesim(&[
+        "spd",
+        "solve",
+        "--instance",
+        inst,
+        "--algo",
+        "alg-m",
+        "--mu",
+        "98",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["algo"], "alg-m");
+    assert_eq!(v["delay"], 98.0);
+    assert_eq!(v["feasible"], true);
+    assert_eq!(v["root"], "C");
+    let contacts: Vec<(String, String)> = v["assignment"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["client"].as_str().unwrap().to_owned(),
+                x["server"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let want = [("a", "C"), ("b", "D"), ("c", "C"), ("d", "D"), ("e", "B")];
+    assert_eq!(
+        contacts,
+        want.map(|(a, b)| (a.to_owned(), b.to_owned())).to_vec()
+    );
+    assert!(v["runtime_us"].as_f64().unwrap() >= 0.0);
+    assert!(v["servers_used"].is_array() && v["num_servers"].is_u64());
+    assert!(v["delay_variation"].is_f64());
+    // SPDVR-P2P at μ = 139 is feasible and reports its input
+    let out = mmvesim(&[
+        "spd",
+        "solve",
+        "--instance",
+        inst,
+        "--algo",
+        "spdvr-p2p",
+        "--mu",
+        "139",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["feasible"], true);
+    assert!(v["delay"].as_f64().unwrap() <= 139.0);
+    assert!(
+        v["delay_variation"].as_f64().unwrap() <= v["initial"]["delay_variation"].as_f64().unwrap()
+    );
+}
+
+#[test]
+fn cli_rejects_bad_instances_naming_the_file() {
+    let d = crate::runner::tmp("spd-cli");
+    // server D unreachable (its links removed)
+    let bad = d.join("disconnected.json");
+    std::fs::write(
+        &bad,
+        r#"{"server_links": [[null, 9, null], [9, null, null], [null, null, null]],
+            "client_latency": [[1, 2, 3]]}"#,
+    )
+    .unwrap();
+    let out = mmvesim(&[
+        "spd",
+        "solve",
+        "--instance",
+        bad.to_str().unwrap(),
+        "--algo",
+        "alg-m",
+        "--mu",
+        "100",
+    ]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&bad.display().to_string()), "{err}");
+    assert!(err.contains("disconnected"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+    // malformed JSON
+    std::fs::write(&bad, "{ not json").unwrap();
+    let out = mmvesim(&[
+        "spd",
+        "solve",
+        "--instance",
+        bad.to_str().unwrap(),
+        "--algo",
+        "zizo",
+        "--mu",
+        "1",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&bad.display().to_string()) && err.contains("JSON"),
+        "{err}"
+    );
+    // missing file
+    let missing = d.join("nope.json");
+    let out = mmvesim(&[
+        "spd",
+        "solve",
+        "--instance",
+        missing.to_str().unwrap(),
+        "--algo",
+        "zizo",
+        "--mu",
+        "1",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.json"));
+    // unknown algorithm and bad μ
+    let inst = example();
+    let inst = inst.to_str().unwrap();
+    let out = mmvesim(&[
+        "spd",
+        "solve",
+        "--instance",
+        inst,
+        "--algo",
+        "magic",
+        "--mu",
+        "100",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("magic") && err.contains("spdvr-p2p"), "{err}");
+    let out = mmvesim(&[
+        "spd",
+        "solve",
+        "--instance",
+        inst,
+        "--algo",
+        "alg-m",
+        "--mu",
+        "0",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mu must be > 0"), "{err}");
+}
