@@ -270,40 +270,14 @@ fn real_main(cli: Cli) -> Result<()> {
             out,
             jobs,
             no_plots,
-        } => {
-            let s = load(&file)?;
-            let sum = runner::run(
-                &s,
-                &RunOptions {
-                    out,
-                    jobs,
-                    shard: None,
-                    no_plots,
-                    quiet: false,
-                },
-            )?;
-            report(&s, &sum);
-        }
+        } => run_file(&file, out, jobs, None, no_plots)?,
         Cmd::Sweep {
             file,
             jobs,
             shard,
             out,
             no_plots,
-        } => {
-            let s = load(&file)?;
-            let sum = runner::run(
-                &s,
-                &RunOptions {
-                    out,
-                    jobs,
-                    shard,
-                    no_plots,
-                    quiet: false,
-                },
-            )?;
-            report(&s, &sum);
-        }
+        } => run_file(&file, out, jobs, shard, no_plots)?,
         Cmd::Merge {
             dirs,
             out,
@@ -368,6 +342,29 @@ fn real_main(cli: Cli) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// `run` and `sweep`: load, run (a shard of) the jobs, report.
+fn run_file(
+    file: &Path,
+    out: Option<PathBuf>,
+    jobs: Option<usize>,
+    shard: Option<Shard>,
+    no_plots: bool,
+) -> Result<()> {
+    let s = load(file)?;
+    let sum = runner::run(
+        &s,
+        &RunOptions {
+            out,
+            jobs,
+            shard,
+            no_plots,
+            quiet: false,
+        },
+    )?;
+    report(&s, &sum);
     Ok(())
 }
 
