@@ -290,16 +290,30 @@ pub struct Payload {
     pub kind: ActionKind,
     /// `(slot, generation)` if this event is a ground-truth tracer.
     pub tracer: Option<(u16, u16)>,
-    /// The pruned clocks after the action (`pruned_aoi`, short τ, long τ).
-    pub clocks: [SparseClock<u32, u32>; PRUNED],
-    /// Key set of the sender's sparse (unpruned) clock.
-    pub keys: Box<[u64]>,
+    /// The pruned clocks after the action (`pruned_aoi`, short τ, long τ), concatenated:
+    /// variant `v` is `entries[ends[v - 1]..ends[v]]` (see [`Payload::clock`]). One allocation
+    /// per action, shared by every receiver.
+    entries: Box<[(u32, u32)]>,
+    ends: [u32; PRUNED],
+    /// Key set of the sender's sparse (unpruned) clock (a shared snapshot once it is full).
+    pub keys: Rc<[u64]>,
+    /// The key set holds every player.
+    keys_full: bool,
     /// The sender's tracer generation vector.
     pub gv: Box<[u16]>,
     /// Wire size for the engine's byte counters (header + varint `pruned_aoi` clock).
     pub wire_bytes: u32,
     /// The exact sparse clock, with `verify_exact`.
     pub exact: Option<SparseClock<u32, u32>>,
+}
+
+impl Payload {
+    /// Pruned clock `v` (`pruned_aoi`, short τ, long τ) after the action: sorted
+    /// `(id, counter)` entries with non-zero counters, as [`SparseClock::as_slice`].
+    pub fn clock(&self, v: usize) -> &[(u32, u32)] {
+        let start = if v == 0 { 0 } else { self.ends[v - 1] as usize };
+        &self.entries[start..self.ends[v] as usize]
+    }
 }
 
 /// The action message.
@@ -335,7 +349,8 @@ pub struct World {
 }
 
 impl World {
-    #[inline(always)]
+    /// Reference form of the AOI test (the hot path uses [`Observer`]; unit tests compare).
+    #[cfg(test)]
     fn in_aoi(&self, p: u32, id: u32) -> bool {
         let (a, b) = (self.pos[p as usize], self.pos[id as usize]);
         let (dx, dy) = (a[0] - b[0], a[1] - b[1]);
@@ -351,8 +366,24 @@ impl World {
         }
     }
 
-    /// `isRelevant_p(id)` of variant `v` at instant `now`.
-    #[inline(always)]
+    /// The relevance predicates of observer `p` at instant `now`, with `p`'s position, AOI
+    /// radius and interaction memory looked up once (the hot path of every delivery).
+    #[inline]
+    fn observer(&self, p: u32, now: SimTime) -> Observer<'_> {
+        Observer {
+            pos: &self.pos,
+            me: p,
+            at: self.pos[p as usize],
+            r2: self.r2[p as usize],
+            partners: &self.partners[p as usize],
+            now: now.as_nanos(),
+            taus: self.taus.map(|t| t.as_nanos()),
+        }
+    }
+
+    /// `isRelevant_p(id)` of variant `v` at instant `now` (reference form of
+    /// [`Observer::relevant`] / [`Observer::mask`], used by the unit tests).
+    #[cfg(test)]
     fn relevant(&self, v: usize, p: u32, id: u32, now: SimTime) -> bool {
         id == p || self.in_aoi(p, id) || (v > 0 && self.interacted_within(p, id, now, self.taus[v]))
     }
@@ -378,6 +409,207 @@ impl World {
         let cur = self.slot_gen[slot as usize];
         cur == gen_ || (cur == gen_.wrapping_add(1) && self.slot_start[slot as usize] > t)
     }
+}
+
+/// `isRelevant_p` of one observer `p` at one instant, for all variants: the same answers as
+/// [`World::relevant`], with the observer's data hoisted out of the per-id test.
+struct Observer<'a> {
+    pos: &'a [[f64; 2]],
+    me: u32,
+    at: [f64; 2],
+    r2: f64,
+    partners: &'a [(u32, SimTime)],
+    now: u64,
+    taus: [u64; PRUNED],
+}
+
+impl Observer<'_> {
+    /// `isRelevant_p(id)` of variant `v`.
+    #[inline(always)]
+    fn relevant(&self, v: usize, id: u32) -> bool {
+        if id == self.me {
+            return true;
+        }
+        let b = self.pos[id as usize];
+        let (dx, dy) = (self.at[0] - b[0], self.at[1] - b[1]);
+        if dx * dx + dy * dy <= self.r2 {
+            return true;
+        }
+        v > 0
+            && match self.partners.binary_search_by_key(&id, |e| e.0) {
+                Ok(k) => self.now.saturating_sub(self.partners[k].1.as_nanos()) <= self.taus[v],
+                Err(_) => false,
+            }
+    }
+}
+
+impl Observer<'_> {
+    /// `isRelevant_p(id)` of every variant at once: bit `v` is [`Observer::relevant`]`(v, id)`.
+    #[inline(always)]
+    fn mask(&self, id: u32) -> u8 {
+        if id == self.me {
+            return ALL_VARIANTS;
+        }
+        let b = self.pos[id as usize];
+        let (dx, dy) = (self.at[0] - b[0], self.at[1] - b[1]);
+        if dx * dx + dy * dy <= self.r2 {
+            return ALL_VARIANTS;
+        }
+        match self.partners.binary_search_by_key(&id, |e| e.0) {
+            Ok(k) => {
+                let age = self.now.saturating_sub(self.partners[k].1.as_nanos());
+                let mut m = 0;
+                for v in 1..PRUNED {
+                    m |= u8::from(age <= self.taus[v]) << v;
+                }
+                m
+            }
+            Err(_) => 0,
+        }
+    }
+}
+
+/// Mask with the bit of every pruned variant set.
+const ALL_VARIANTS: u8 = (1 << PRUNED) - 1;
+
+/// Per-delivery memo of [`Observer::mask`] by id (epoch-stamped, so it is never cleared): the
+/// three merges of one delivery ask about mostly the same ids.
+#[derive(Debug, Default)]
+struct MaskCache {
+    stamp: Vec<u32>,
+    mask: Vec<u8>,
+    epoch: u32,
+}
+
+impl MaskCache {
+    /// Start a new delivery.
+    fn next(&mut self, n: usize) {
+        if self.stamp.len() != n {
+            self.stamp = vec![0; n];
+            self.mask = vec![0; n];
+            self.epoch = 0;
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.epoch = 1;
+        }
+    }
+
+    #[inline(always)]
+    fn get(&mut self, obs: &Observer<'_>, id: u32) -> u8 {
+        let i = id as usize;
+        if self.stamp[i] != self.epoch {
+            self.stamp[i] = self.epoch;
+            self.mask[i] = obs.mask(id);
+        }
+        self.mask[i]
+    }
+}
+
+/// Algorithm 1 on sorted entry lists (the representation of [`SparseClock`]): `out =
+/// prune(sup(a, b))`, the same result as [`SparseClock::merge_pruned`] (checked by a unit
+/// test) in one pass and without allocating.
+#[inline]
+fn merge_pruned_into(
+    a: &[(u32, u32)],
+    b: &[(u32, u32)],
+    mut keep: impl FnMut(u32) -> bool,
+    out: &mut Vec<(u32, u32)>,
+) {
+    // Write every merged entry at `out[k]` and advance `k` only if it is kept (no branch
+    // on the predicate, no capacity check per entry).
+    out.resize(a.len() + b.len(), (0, 0));
+    let o = &mut out[..];
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        let (ia, ca) = a[i];
+        let (ib, cb) = b[j];
+        let e = if ia < ib {
+            i += 1;
+            (ia, ca)
+        } else if ib < ia {
+            j += 1;
+            (ib, cb)
+        } else {
+            i += 1;
+            j += 1;
+            (ia, ca.max(cb))
+        };
+        o[k] = e;
+        k += usize::from(keep(e.0));
+    }
+    for &e in a[i..].iter().chain(&b[j..]) {
+        o[k] = e;
+        k += usize::from(keep(e.0));
+    }
+    out.truncate(k);
+}
+
+/// The vector-clock order of two sorted entry lists restricted to the ids `keep` accepts: the
+/// comparison of [`SparseClock::compare_restricted`] / [`SparseClock::compare_pruned`]
+/// (checked by a unit test). `keep` is only asked about ids whose counters differ.
+#[inline]
+fn compare_kept(a: &[(u32, u32)], b: &[(u32, u32)], keep: impl Fn(u32) -> bool) -> ClockOrder {
+    let (mut less, mut greater) = (false, false);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (ia, ca) = a[i];
+        let (ib, cb) = b[j];
+        if ia < ib {
+            greater |= !greater && keep(ia);
+            i += 1;
+        } else if ib < ia {
+            less |= !less && keep(ib);
+            j += 1;
+        } else {
+            if ca != cb && (if ca < cb { !less } else { !greater }) && keep(ia) {
+                if ca < cb {
+                    less = true;
+                } else {
+                    greater = true;
+                }
+            }
+            i += 1;
+            j += 1;
+        }
+        if less && greater {
+            return ClockOrder::Concurrent;
+        }
+    }
+    if !greater {
+        greater = a[i..].iter().any(|e| keep(e.0));
+    }
+    if !less {
+        less = b[j..].iter().any(|e| keep(e.0));
+    }
+    ClockOrder::from_flags(less, greater)
+}
+
+/// [`SparseClock::tick`] on a sorted entry list.
+#[inline]
+fn tick_entries(c: &mut Vec<(u32, u32)>, me: u32) {
+    match c.binary_search_by_key(&me, |e| e.0) {
+        Ok(k) => {
+            c[k].1 = c[k]
+                .1
+                .checked_add(1)
+                .expect("vector clock counter overflow")
+        }
+        Err(k) => c.insert(k, (me, 1)),
+    }
+}
+
+/// [`SparseClock::encoded_len`] of a sorted entry list (varint wire size).
+fn encoded_len(c: &[(u32, u32)]) -> usize {
+    let mut len = vclock::wire::varint_len(c.len() as u64);
+    let mut prev = 0u64;
+    for &(id, k) in c {
+        let id = u64::from(id);
+        len += vclock::wire::varint_len(id - prev) + vclock::wire::varint_len(u64::from(k));
+        prev = id;
+    }
+    len
 }
 
 /// Counters and per-bucket samples (filled by the nodes).
@@ -438,18 +670,26 @@ pub struct Shared {
     world: RefCell<World>,
     stats: RefCell<Stats>,
     cfg: NodeCfg,
+    /// Merge buffer, swapped with a player's clock after each merge (no allocation per
+    /// delivery).
+    scratch: RefCell<Vec<(u32, u32)>>,
+    /// Relevance memo of the delivery being processed.
+    cache: RefCell<MaskCache>,
 }
 
 /// A player: its stored clocks and what it needs to measure ordering accuracy.
 #[derive(Debug)]
 pub struct Player {
     id: u32,
-    /// The three pruned clocks (`pruned_aoi`, short τ, long τ).
-    pub clocks: [SparseClock<u32, u32>; PRUNED],
+    /// The three pruned clocks (`pruned_aoi`, short τ, long τ), as the sorted `(id, counter)`
+    /// entries of a [`SparseClock`].
+    pub clocks: [Vec<(u32, u32)>; PRUNED],
     /// Key set of the sparse (unpruned) clock, as a bitset over player ids.
     pub keys: Vec<u64>,
     /// The key set holds every player (merging keys is then a no-op and skipped).
     keys_full: bool,
+    /// Snapshot of the full key set, shared by every later message (it cannot change).
+    keys_snapshot: Option<Rc<[u64]>>,
     /// Largest known generation per tracer slot.
     gv: Vec<u16>,
     /// Number of players (size of the full key set).
@@ -494,6 +734,7 @@ impl Player {
                 break;
             }
         }
+        let me_obs = w.observer(self.id, now);
         let mut stats = shared.stats.borrow_mut();
         // One draw per observed event: it enters the "all" class with all its pairs.
         let sampled = !self.recent.is_empty() && rng.random::<f64>() < cfg.pair_p;
@@ -544,15 +785,18 @@ impl Player {
             } else {
                 ClockOrder::Concurrent
             };
-            let me = self.id;
-            let (s1, s2) = (e1.sender, e2.sender);
+            let (o1, o2) = (w.observer(e1.sender, now), w.observer(e2.sender, now));
             let mut outcome = [[0usize; 2]; PRUNED];
             for (v, out) in outcome.iter_mut().enumerate() {
                 for (r, &reading) in READINGS.iter().enumerate() {
-                    let comparer = |id: u32| w.relevant(v, me, id, now);
-                    let others = |id: u32| w.relevant(v, s1, id, now) && w.relevant(v, s2, id, now);
-                    let observed =
-                        e1.clocks[v].compare_pruned(&e2.clocks[v], reading, &comparer, &others);
+                    // Algorithm 2 (`SparseClock::compare_pruned`) with the given reading.
+                    let (a, b) = (e1.clock(v), e2.clock(v));
+                    let observed = match reading {
+                        Relevance::Comparer => compare_kept(a, b, |id| me_obs.relevant(v, id)),
+                        Relevance::Intersection => compare_kept(a, b, |id| {
+                            me_obs.relevant(v, id) && o1.relevant(v, id) && o2.relevant(v, id)
+                        }),
+                    };
                     out[r] = outcome_index(OrderingFidelity::classify(truth, observed));
                 }
             }
@@ -595,9 +839,10 @@ impl Player {
         let shared = Rc::clone(&self.shared);
         {
             let w = shared.world.borrow();
+            let obs = w.observer(me, now);
             for (v, c) in self.clocks.iter_mut().enumerate() {
-                c.tick(me);
-                c.prune(&|id: u32| w.relevant(v, me, id, now));
+                tick_entries(c, me);
+                c.retain(|e| obs.relevant(v, e.0));
             }
         }
         self.keys[me as usize / 64] |= 1u64 << (me % 64);
@@ -607,22 +852,42 @@ impl Player {
         if let Some((slot, gen_)) = tracer {
             self.gv[slot as usize] = gen_;
         }
-        let varint: [usize; PRUNED] = std::array::from_fn(|v| self.clocks[v].encoded_len());
+        let varint: [usize; PRUNED] = std::array::from_fn(|v| encoded_len(&self.clocks[v]));
+        let sparse = if self.keys_full {
+            self.gv_players as u32
+        } else {
+            self.keys.iter().map(|w| w.count_ones()).sum::<u32>()
+        };
+        self.keys_full = sparse as usize == self.gv_players;
+        let keys: Rc<[u64]> = if self.keys_full {
+            Rc::clone(
+                self.keys_snapshot
+                    .get_or_insert_with(|| Rc::from(&self.keys[..])),
+            )
+        } else {
+            Rc::from(&self.keys[..])
+        };
+        let mut entries = Vec::with_capacity(self.clocks.iter().map(Vec::len).sum());
+        let mut ends = [0u32; PRUNED];
+        for (v, c) in self.clocks.iter().enumerate() {
+            entries.extend_from_slice(c);
+            ends[v] = entries.len() as u32;
+        }
         let payload = Rc::new(Payload {
             sender: me,
             t: now,
             kind,
             tracer,
-            clocks: self.clocks.clone(),
-            keys: self.keys.clone().into_boxed_slice(),
+            entries: entries.into_boxed_slice(),
+            ends,
+            keys,
+            keys_full: self.keys_full,
             gv: self.gv.clone().into_boxed_slice(),
             wire_bytes: 32 + varint[0] as u32,
             exact: self.exact.clone(),
         });
         {
             let mut st = shared.stats.borrow_mut();
-            let sparse = self.keys.iter().map(|w| w.count_ones()).sum::<u32>();
-            self.keys_full = sparse as usize == self.gv_players;
             if let Some(x) = &self.exact {
                 st.size_mismatches += u64::from(x.len() != sparse as usize);
             }
@@ -664,16 +929,34 @@ impl Node for Player {
         {
             let shared = Rc::clone(&self.shared);
             let w = shared.world.borrow();
+            let obs = w.observer(me, now);
+            let mut scratch = shared.scratch.borrow_mut();
+            let mut cache = shared.cache.borrow_mut();
+            cache.next(self.gv_players);
             for (v, c) in self.clocks.iter_mut().enumerate() {
-                c.merge_pruned(&p.clocks[v], &|id: u32| w.relevant(v, me, id, now));
+                let bit = 1u8 << v;
+                merge_pruned_into(
+                    c,
+                    p.clock(v),
+                    |id| cache.get(&obs, id) & bit != 0,
+                    &mut scratch,
+                );
+                std::mem::swap(c, &mut *scratch);
             }
         }
         if let (Some(x), Some(y)) = (&mut self.exact, &p.exact) {
             x.merge(y);
         }
         if !self.keys_full {
-            for (a, b) in self.keys.iter_mut().zip(p.keys.iter()) {
-                *a |= *b;
+            if p.keys_full {
+                // OR with the full set gives the full set.
+                self.keys.copy_from_slice(&p.keys);
+                self.keys_full = true;
+                self.keys_snapshot = Some(Rc::clone(&p.keys));
+            } else {
+                for (a, b) in self.keys.iter_mut().zip(p.keys.iter()) {
+                    *a |= *b;
+                }
             }
         }
         for (a, b) in self.gv.iter_mut().zip(p.gv.iter()) {
@@ -689,6 +972,9 @@ struct Grid {
     cols: usize,
     start: Vec<u32>,
     items: Vec<u32>,
+    /// Cell of each id during a rebuild (reused buffer).
+    cells: Vec<u32>,
+    fill: Vec<u32>,
 }
 
 impl Grid {
@@ -699,6 +985,8 @@ impl Grid {
             cols,
             start: vec![0; cols * cols + 1],
             items: Vec::new(),
+            cells: Vec::new(),
+            fill: Vec::new(),
         }
     }
 
@@ -710,21 +998,26 @@ impl Grid {
     /// Rebuild from the positions of `ids` (counting sort: ids stay ascending per cell).
     fn rebuild(&mut self, pos: &[[f64; 2]], ids: &[u32]) {
         self.start.iter_mut().for_each(|s| *s = 0);
+        let mut cells = std::mem::take(&mut self.cells);
+        cells.clear();
         for &i in ids {
             let (x, y) = self.cell_of(pos[i as usize]);
-            self.start[y * self.cols + x + 1] += 1;
+            let k = y * self.cols + x;
+            cells.push(k as u32);
+            self.start[k + 1] += 1;
         }
         for k in 1..self.start.len() {
             self.start[k] += self.start[k - 1];
         }
-        let mut fill = self.start.clone();
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.start);
         self.items.resize(ids.len(), 0);
-        for &i in ids {
-            let (x, y) = self.cell_of(pos[i as usize]);
-            let k = y * self.cols + x;
-            self.items[fill[k] as usize] = i;
-            fill[k] += 1;
+        for (&i, &k) in ids.iter().zip(&cells) {
+            let f = &mut self.fill[k as usize];
+            self.items[*f as usize] = i;
+            *f += 1;
         }
+        self.cells = cells;
     }
 
     /// Ids within `r` of `p` (r ≤ cell), in cell-major order, into `out`.
@@ -1021,6 +1314,8 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
             buffer: p.tracer_buffer,
             pair_p: p.pair_sample_prob,
         },
+        scratch: RefCell::new(Vec::new()),
+        cache: RefCell::new(MaskCache::default()),
     });
     let words = n.div_ceil(64);
     let nodes: Vec<Player> = (0..n)
@@ -1029,6 +1324,7 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
             clocks: Default::default(),
             keys: vec![0; words],
             keys_full: false,
+            keys_snapshot: None,
             gv: vec![0; slots],
             gv_players: n,
             recent: VecDeque::new(),
@@ -1356,6 +1652,97 @@ mod tests {
                 .collect();
             assert_eq!(got, want);
         }
+    }
+
+    /// Random sorted clock over ids `0..40` with non-zero counters.
+    fn random_clock(rng: &mut SimRng) -> SparseClock<u32, u32> {
+        let len = rng.random_range(0..25);
+        (0..len)
+            .map(|_| (rng.random_range(0..40u32), rng.random_range(1..6u32)))
+            .collect()
+    }
+
+    #[test]
+    fn local_clock_ops_match_vclock() {
+        let mut rng = sim_core::rng::stream_rng(5, 0, "clocks");
+        let mut out = Vec::new();
+        for _ in 0..3000 {
+            let (a, b) = (random_clock(&mut rng), random_clock(&mut rng));
+            let sets: [Vec<u32>; 3] =
+                std::array::from_fn(|_| (0..40u32).filter(|_| rng.random::<f64>() < 0.6).collect());
+            let (p, q, r) = (&sets[0], &sets[1], &sets[2]);
+            let keep = |id: u32| p.contains(&id);
+            let mut want = a.clone();
+            want.merge_pruned(&b, &keep);
+            merge_pruned_into(a.as_slice(), b.as_slice(), keep, &mut out);
+            assert_eq!(out.as_slice(), want.as_slice());
+            let others = |id: u32| q.contains(&id) && r.contains(&id);
+            for reading in READINGS {
+                let want = a.compare_pruned(&b, reading, &keep, &others);
+                let got = match reading {
+                    Relevance::Comparer => compare_kept(a.as_slice(), b.as_slice(), keep),
+                    Relevance::Intersection => {
+                        compare_kept(a.as_slice(), b.as_slice(), |id| keep(id) && others(id))
+                    }
+                };
+                assert_eq!(got, want);
+            }
+            assert_eq!(encoded_len(a.as_slice()), a.encoded_len());
+            let me = rng.random_range(0..40u32);
+            let mut x = a.clone();
+            x.tick(me);
+            let mut y = a.as_slice().to_vec();
+            tick_entries(&mut y, me);
+            assert_eq!(y.as_slice(), x.as_slice());
+        }
+    }
+
+    #[test]
+    fn observer_matches_world_relevance() {
+        let mut rng = sim_core::rng::stream_rng(9, 0, "obs");
+        let n = 200;
+        let pos: Vec<[f64; 2]> = (0..n)
+            .map(|_| [rng.random::<f64>() * 300.0, rng.random::<f64>() * 300.0])
+            .collect();
+        let mut w = World {
+            pos,
+            r2: (0..n)
+                .map(|i| if i < 10 { 150.0f64.powi(2) } else { 2500.0 })
+                .collect(),
+            partners: vec![Vec::new(); n],
+            taus: [
+                SimTime::ZERO,
+                SimTime::from_secs_f64(5.0),
+                SimTime::from_secs_f64(30.0),
+            ],
+            essential_tau: SimTime::from_secs_f64(30.0),
+            slot_gen: vec![0; 4],
+            slot_start: vec![SimTime::ZERO; 4],
+        };
+        for k in 0..2000u64 {
+            let (a, b) = (rng.random_range(0..n as u32), rng.random_range(0..n as u32));
+            if a != b {
+                w.record_interaction(a, b, SimTime::from_millis_f64(k as f64 * 20.0));
+            }
+        }
+        let now = SimTime::from_secs_f64(40.0);
+        let mut cache = MaskCache::default();
+        let (mut aoi, mut tau) = (0, 0);
+        for p in 0..n as u32 {
+            let obs = w.observer(p, now);
+            cache.next(n);
+            for id in 0..n as u32 {
+                let m = cache.get(&obs, id);
+                for v in 0..PRUNED {
+                    let want = w.relevant(v, p, id, now);
+                    assert_eq!(obs.relevant(v, id), want, "p={p} id={id} v={v}");
+                    assert_eq!(m >> v & 1 == 1, want, "p={p} id={id} v={v}");
+                }
+                aoi += usize::from(id != p && w.in_aoi(p, id));
+                tau += usize::from(!w.in_aoi(p, id) && w.relevant(1, p, id, now));
+            }
+        }
+        assert!(aoi > 0 && tau > 0, "both kinds of relevance exercised");
     }
 
     #[test]
