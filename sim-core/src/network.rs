@@ -112,19 +112,35 @@ impl LatencyModel for MatrixLatency {
 
 /// Latency proportional to Euclidean distance between node coordinates (a plane or
 /// any dimension up to 3), plus a constant per hop: `base + dist · ns_per_unit`.
+///
+/// When every `z` is zero the coordinates are stored as plane points (16 bytes per
+/// node instead of 24, one fewer subtraction per message); the distances are the same
+/// to the bit, since adding `0.0` to a non-negative sum changes nothing.
 #[derive(Clone, Debug)]
 pub struct CoordinateLatency {
-    xy: Vec<[f64; 3]>,
+    points: Points,
     ns_per_unit: f64,
     base: SimTime,
+}
+
+/// Node coordinates, in the narrowest layout that holds them.
+#[derive(Clone, Debug)]
+enum Points {
+    Plane(Vec<[f64; 2]>),
+    Space(Vec<[f64; 3]>),
 }
 
 impl CoordinateLatency {
     /// Nodes at `coords` (x, y, z; use z = 0 for a plane); one unit of distance costs
     /// `ms_per_unit` milliseconds.
     pub fn new(coords: Vec<[f64; 3]>, ms_per_unit: f64) -> Self {
+        let points = if coords.iter().all(|c| c[2] == 0.0) {
+            Points::Plane(coords.iter().map(|c| [c[0], c[1]]).collect())
+        } else {
+            Points::Space(coords)
+        };
         CoordinateLatency {
-            xy: coords,
+            points,
             ns_per_unit: ms_per_unit * 1e6,
             base: SimTime::ZERO,
         }
@@ -134,15 +150,35 @@ impl CoordinateLatency {
         self.base = base;
         self
     }
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        match &self.points {
+            Points::Plane(p) => p.len(),
+            Points::Space(p) => p.len(),
+        }
+    }
+    /// True when there are no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl LatencyModel for CoordinateLatency {
     #[inline]
     fn latency(&self, from: NodeId, to: NodeId) -> SimTime {
-        let a = self.xy[from as usize];
-        let b = self.xy[to as usize];
-        let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
-        self.base + SimTime((d * self.ns_per_unit) as u64)
+        let d = match &self.points {
+            Points::Plane(p) => {
+                let (a, b) = (p[from as usize], p[to as usize]);
+                ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
+            }
+            Points::Space(p) => {
+                let (a, b) = (p[from as usize], p[to as usize]);
+                ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+            }
+        };
+        // Through i64: the distance is never negative and 2^63 ns is 292 years, and
+        // the saturating f64 → i64 conversion is cheaper than f64 → u64.
+        self.base + SimTime((d * self.ns_per_unit) as i64 as u64)
     }
 }
 
@@ -198,7 +234,7 @@ impl std::fmt::Debug for Latency {
         match self {
             Latency::Constant(c) => f.debug_tuple("Constant").field(c).finish(),
             Latency::Matrix(m) => write!(f, "Matrix({} nodes)", m.len()),
-            Latency::Coordinates(c) => write!(f, "Coordinates({} nodes)", c.xy.len()),
+            Latency::Coordinates(c) => write!(f, "Coordinates({} nodes)", c.len()),
             Latency::Custom(_) => f.write_str("Custom(..)"),
         }
     }

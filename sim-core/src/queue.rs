@@ -46,27 +46,24 @@ pub(crate) struct EventQueue<T> {
     /// `last`, all bucket entries after it.
     run: VecDeque<Entry<T>>,
     /// `LEVELS × DIGITS` buckets, index `level * DIGITS + digit`.
-    buckets: Vec<Vec<Entry<T>>>,
-    /// Per level, a 256-bit map of non-empty digits.
-    bits: [[u64; 4]; LEVELS],
+    buckets: Box<[Vec<Entry<T>>; LEVELS * DIGITS]>,
+    /// Bit per bucket: non-empty (word `idx / 64`, bit `idx % 64`).
+    bits: [u64; LEVELS * DIGITS / 64],
     /// Bit `l` set ⇔ level `l` has a non-empty bucket.
     levels: u8,
     last: u64,
     len: usize,
-    /// Scratch buffer for sorting a bucket into the run.
-    sort_buf: Vec<Entry<T>>,
 }
 
 impl<T> EventQueue<T> {
     pub fn new() -> Self {
         EventQueue {
             run: VecDeque::new(),
-            buckets: (0..LEVELS * DIGITS).map(|_| Vec::new()).collect(),
-            bits: [[0; 4]; LEVELS],
+            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
+            bits: [0; LEVELS * DIGITS / 64],
             levels: 0,
             last: 0,
             len: 0,
-            sort_buf: Vec::new(),
         }
     }
 
@@ -96,35 +93,45 @@ impl<T> EventQueue<T> {
     fn place(&mut self, e: Entry<T>) {
         let x = e.time ^ self.last;
         debug_assert!(x != 0 && e.time > self.last);
-        let level = ((63 - x.leading_zeros()) / 8) as usize;
+        // The most significant differing byte; `x | 1` keeps the logarithm defined
+        // (x is never 0: the entry is later than `last`).
+        let level = ((x | 1).ilog2() / 8) as usize & (LEVELS - 1);
         let digit = ((e.time >> (8 * level)) & 0xff) as usize;
-        self.buckets[level * DIGITS + digit].push(e);
-        self.bits[level][digit >> 6] |= 1 << (digit & 63);
+        let idx = (level << 8) | digit;
+        self.buckets[idx].push(e);
+        self.bits[idx >> 6] |= 1 << (idx & 63);
         self.levels |= 1 << level;
     }
 
     /// Take the lowest non-empty bucket out of the radix structure.
     #[inline]
     fn take_lowest(&mut self) -> (usize, Vec<Entry<T>>) {
-        let level = self.levels.trailing_zeros() as usize;
-        let words = &mut self.bits[level];
+        let level = self.levels.trailing_zeros() as usize & (LEVELS - 1);
+        let words = &mut self.bits[level * 4..level * 4 + 4];
         let w = words.iter().position(|w| *w != 0).expect("level bit set");
         let digit = w * 64 + words[w].trailing_zeros() as usize;
         words[w] &= !(1 << (digit & 63));
         if words.iter().all(|w| *w == 0) {
             self.levels &= !(1 << level);
         }
-        let idx = level * DIGITS + digit;
+        let idx = (level * DIGITS + digit) & (LEVELS * DIGITS - 1);
         (idx, std::mem::take(&mut self.buckets[idx]))
     }
 
-    /// Give an emptied bucket vector back (if small) so its capacity is reused; large
-    /// ones are dropped, or each new high-level bucket that simulated time reaches
-    /// would keep its peak capacity forever.
+    /// Give an emptied bucket vector back so its capacity is reused. A large one is
+    /// handed to the next bucket of the same level if that one has no buffer (when
+    /// simulated time crosses a high-level boundary, the next bucket up is the one that
+    /// fills next), and dropped otherwise: keeping every large buffer in place would let
+    /// memory grow with simulated time, one large buffer per bucket reached.
     #[inline]
     fn give_back(&mut self, idx: usize, v: Vec<Entry<T>>) {
         if v.capacity() <= RETAIN {
             self.buckets[idx] = v;
+        } else {
+            let next = (idx & !(DIGITS - 1)) | ((idx + 1) & (DIGITS - 1));
+            if self.buckets[next].capacity() == 0 {
+                self.buckets[next] = v;
+            }
         }
     }
 
@@ -136,11 +143,10 @@ impl<T> EventQueue<T> {
             if bucket.len() <= RUN_MAX {
                 bucket.sort_by_key(|e| e.time); // stable: FIFO among equal times
                 self.last = bucket.last().expect("bucket bit set").time;
-                let mut run = std::mem::take(&mut self.sort_buf);
-                run.append(&mut bucket);
-                // The (empty) run's buffer becomes the next scratch buffer.
-                self.sort_buf = Vec::from(std::mem::replace(&mut self.run, VecDeque::from(run)));
-                self.give_back(idx, bucket);
+                // The sorted bucket becomes the run (no copy); the empty run's buffer
+                // becomes the bucket's.
+                let old = std::mem::replace(&mut self.run, VecDeque::from(bucket));
+                self.give_back(idx, Vec::from(old));
             } else {
                 let min = bucket.iter().map(|e| e.time).min().expect("bucket bit set");
                 self.last = min;
@@ -166,10 +172,25 @@ impl<T> EventQueue<T> {
     /// Remove and return the earliest entry (the first pushed among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<Entry<T>> {
-        self.refill();
+        if self.run.is_empty() {
+            self.refill();
+        }
         let e = self.run.pop_front()?;
         self.len -= 1;
         Some(e)
+    }
+}
+
+/// Stable insertion sort by time: the buckets sorted into the run are small (typically
+/// one to three entries), where this beats the general-purpose sort's set-up cost.
+#[inline]
+fn insertion_sort<T>(v: &mut [Entry<T>]) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j - 1].time > v[j].time {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }
 
