@@ -75,7 +75,7 @@ fn ping_pong_10k(b: divan::Bencher<'_, '_>) {
     let coords = plane(10_000, 1);
     b.counter(divan::counter::ItemsCount::new(EVENTS))
         .with_inputs(|| {
-            let nodes = (0..10_000).map(|_| PingPong { pongs: 0 }).collect();
+            let nodes: Vec<_> = (0..10_000).map(|_| PingPong { pongs: 0 }).collect();
             let net = Network::ideal(CoordinateLatency::new(coords.clone(), 0.2));
             let mut cfg = SimConfig::new(7);
             cfg.per_node_stats = false;
@@ -125,7 +125,7 @@ fn gossip_jitter_loss(b: divan::Bencher<'_, '_>) {
     let coords = plane(10_000, 2);
     b.counter(divan::counter::ItemsCount::new(EVENTS))
         .with_inputs(|| {
-            let nodes = (0..10_000).map(|_| Gossip { heard: 0 }).collect();
+            let nodes: Vec<_> = (0..10_000).map(|_| Gossip { heard: 0 }).collect();
             let cfg = LinkConfig {
                 jitter_ms: Some(
                     Dist::Normal {

@@ -70,7 +70,7 @@ fn main() {
     };
     let mut cfg = SimConfig::new(7);
     cfg.per_node_stats = false;
-    let mut sim = Simulation::new((0..n).map(|_| PingPong).collect(), net, cfg);
+    let mut sim = Simulation::new((0..n).map(|_| PingPong), net, cfg);
     sim.start();
     let t0 = std::time::Instant::now();
     while sim.events_processed() < events {

@@ -181,19 +181,6 @@ impl<T> EventQueue<T> {
     }
 }
 
-/// Stable insertion sort by time: the buckets sorted into the run are small (typically
-/// one to three entries), where this beats the general-purpose sort's set-up cost.
-#[inline]
-fn insertion_sort<T>(v: &mut [Entry<T>]) {
-    for i in 1..v.len() {
-        let mut j = i;
-        while j > 0 && v[j - 1].time > v[j].time {
-            v.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

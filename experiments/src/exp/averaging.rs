@@ -80,8 +80,10 @@ impl Message for AvgMsg {
 /// access is a cache miss, and this one is in the hot path).
 pub const MAX_DEGREE: usize = 32;
 
-/// An averaging node.
+/// An averaging node. `repr(C)`: the fields a tick reads come first, so together with
+/// the engine's per-node state they fill one cache line.
 #[derive(Debug)]
+#[repr(C)]
 pub struct AvgNode {
     /// Current estimate.
     pub value: f64,
@@ -116,31 +118,30 @@ impl Node for AvgNode {
 pub struct Averaging;
 
 /// Build the nodes: `degree` distinct random out-links each (from the node's
-/// `"overlay"` stream) and an initial value uniform in [0, 100) (`"init"` stream).
-pub fn build_nodes(p: &Params, seed: u64) -> Vec<AvgNode> {
+/// `"overlay"` stream) and an initial value uniform in [0, 100) (`"init"` stream),
+/// lazily, so a million nodes are built straight into the simulation.
+pub fn build_nodes(p: &Params, seed: u64) -> impl Iterator<Item = AvgNode> + '_ {
     let n = p.nodes;
     let cycle = SimTime::from_millis_f64(p.cycle_ms);
-    (0..n)
-        .map(|i| {
-            let mut rng = sim_core::rng::stream_rng(seed, i as u64, "overlay");
-            let mut links: Vec<NodeId> = Vec::with_capacity(p.degree);
-            while links.len() < p.degree {
-                let j = rng.random_range(0..n as NodeId);
-                if j as usize != i && !links.contains(&j) {
-                    links.push(j);
-                }
+    (0..n).map(move |i| {
+        let mut rng = sim_core::rng::stream_rng(seed, i as u64, "overlay");
+        let mut links: Vec<NodeId> = Vec::with_capacity(p.degree);
+        while links.len() < p.degree {
+            let j = rng.random_range(0..n as NodeId);
+            if j as usize != i && !links.contains(&j) {
+                links.push(j);
             }
-            let value = sim_core::rng::stream_rng(seed, i as u64, "init").random::<f64>() * 100.0;
-            let mut inline = [0; MAX_DEGREE];
-            inline[..links.len()].copy_from_slice(&links);
-            AvgNode {
-                value,
-                cycle,
-                degree: links.len() as u8,
-                links: inline,
-            }
-        })
-        .collect()
+        }
+        let value = sim_core::rng::stream_rng(seed, i as u64, "init").random::<f64>() * 100.0;
+        let mut inline = [0; MAX_DEGREE];
+        inline[..links.len()].copy_from_slice(&links);
+        AvgNode {
+            value,
+            cycle,
+            degree: links.len() as u8,
+            links: inline,
+        }
+    })
 }
 
 impl Experiment for Averaging {
@@ -181,15 +182,15 @@ impl Experiment for Averaging {
         let mut sim = Simulation::new(build_nodes(&p, job.seed), net, cfg);
         let cycle = SimTime::from_millis_f64(p.cycle_ms);
         let mut table = Table::new("cycles", &["cycle", "mean", "variance", "events"]);
-        let stats = |sim: &Simulation<AvgNode>| {
-            let n = sim.nodes().len() as f64;
-            let mean = sim.nodes().iter().map(|x| x.value).sum::<f64>() / n;
-            let var = sim
-                .nodes()
-                .iter()
-                .map(|x| (x.value - mean).powi(2))
-                .sum::<f64>()
-                / n;
+        // One strided pass over the node records (at a million nodes, a scan of ~200 MB)
+        // gathers the values; mean and variance are then two passes over 8 MB.
+        let mut values = Vec::with_capacity(p.nodes);
+        let mut stats = |sim: &Simulation<AvgNode>| {
+            values.clear();
+            values.extend(sim.nodes().map(|x| x.value));
+            let n = values.len() as f64;
+            let mean = values.iter().sum::<f64>() / n;
+            let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
             (mean, var)
         };
         let (m0, v0) = stats(&sim);

@@ -179,14 +179,12 @@ impl Experiment for Smoke {
         cfg.churn = spec.churn.build(n)?;
         cfg.per_node_stats = spec.network.per_node_stats;
         let interval = SimTime::from_millis_f64(p.ping_interval_ms);
-        let nodes = (0..n)
-            .map(|_| SmokeNode {
-                interval,
-                fanout: p.fanout,
-                informed_at: None,
-                rtts_ms: Vec::new(),
-            })
-            .collect();
+        let nodes = (0..n).map(|_| SmokeNode {
+            interval,
+            fanout: p.fanout,
+            informed_at: None,
+            rtts_ms: Vec::new(),
+        });
         let mut sim = Simulation::new(nodes, net, cfg);
         let until = SimTime::from_secs_f64(p.duration_s);
         let rumor_at = SimTime::from_secs_f64(p.rumor_at_s);
@@ -205,18 +203,14 @@ impl Experiment for Smoke {
             sim.run_until(next);
             t = next;
             let (mut sum, mut cnt) = (0.0, 0usize);
-            for (i, node) in sim.nodes().iter().enumerate() {
+            for (i, node) in sim.nodes().enumerate() {
                 for r in &node.rtts_ms[cursor[i]..] {
                     sum += r;
                     cnt += 1;
                 }
                 cursor[i] = node.rtts_ms.len();
             }
-            let informed = sim
-                .nodes()
-                .iter()
-                .filter(|x| x.informed_at.is_some())
-                .count();
+            let informed = sim.nodes().filter(|x| x.informed_at.is_some()).count();
             let ts_s = t.as_secs_f64();
             ts.push(row![ts_s, "alive_nodes", sim.alive_count() as f64]);
             ts.push(row![ts_s, "rumor_coverage", informed as f64 / n as f64]);
@@ -251,7 +245,6 @@ impl Experiment for Smoke {
         }
         let informed: Vec<f64> = sim
             .nodes()
-            .iter()
             .filter_map(|x| x.informed_at.map(|t| (t - rumor_at).as_secs_f64()))
             .collect();
         summary.push(row!["rumor_coverage", informed.len() as f64 / n as f64]);

@@ -51,11 +51,7 @@ fn run(n: usize, seed: u64) -> Simulation<Gossip> {
         uplink_bps: None,
     };
     let net = Network::new(CoordinateLatency::new(coords, 1.0), cfg);
-    let mut sim = Simulation::new(
-        (0..n).map(|_| Gossip::default()).collect(),
-        net,
-        SimConfig::new(seed),
-    );
+    let mut sim = Simulation::new((0..n).map(|_| Gossip::default()), net, SimConfig::new(seed));
     sim.run_until(SimTime::from_secs(5));
     sim
 }

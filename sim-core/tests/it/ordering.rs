@@ -88,7 +88,7 @@ impl Node for Chain {
 #[test]
 fn zero_delay_timers_fire_in_scheduling_order() {
     let n = 50;
-    let nodes = (0..n).map(|_| Chain::default()).collect();
+    let nodes = (0..n).map(|_| Chain::default());
     let mut sim = Simulation::new(
         nodes,
         Network::ideal(ConstantLatency::default()),

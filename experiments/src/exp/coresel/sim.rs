@@ -193,8 +193,8 @@ pub fn run_vivaldi(
                 .collect(),
         );
     }
-    let probes = sim.nodes().iter().map(|x| x.probes).sum();
-    let samples = sim.nodes().iter().map(|x| x.samples).sum();
+    let probes = sim.nodes().map(|x| x.probes).sum();
+    let samples = sim.nodes().map(|x| x.samples).sum();
     Ok(VivaldiOutcome {
         coords,
         events: sim.events_processed(),
