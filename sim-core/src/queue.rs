@@ -91,16 +91,7 @@ impl<T> EventQueue<T> {
 
     #[inline(always)]
     fn place(&mut self, e: Entry<T>) {
-        let x = e.time ^ self.last;
-        debug_assert!(x != 0 && e.time > self.last);
-        // The most significant differing byte; `x | 1` keeps the logarithm defined
-        // (x is never 0: the entry is later than `last`).
-        let level = ((x | 1).ilog2() / 8) as usize & (LEVELS - 1);
-        let digit = ((e.time >> (8 * level)) & 0xff) as usize;
-        let idx = (level << 8) | digit;
-        self.buckets[idx].push(e);
-        self.bits[idx >> 6] |= 1 << (idx & 63);
-        self.levels |= 1 << level;
+        self.levels |= place_in(&mut self.buckets, &mut self.bits, self.last, e);
     }
 
     /// Take the lowest non-empty bucket out of the radix structure.
@@ -150,13 +141,19 @@ impl<T> EventQueue<T> {
             } else {
                 let min = bucket.iter().map(|e| e.time).min().expect("bucket bit set");
                 self.last = min;
+                // The hot loop of the queue: every entry scheduled far ahead passes
+                // here once. Its state is in locals so it stays in registers.
+                let buckets = &mut *self.buckets;
+                let bits = &mut self.bits;
+                let mut levels = self.levels;
                 for e in bucket.drain(..) {
                     if e.time == min {
                         self.run.push_back(e);
                     } else {
-                        self.place(e);
+                        levels |= place_in(buckets, bits, min, e);
                     }
                 }
+                self.levels = levels;
                 self.give_back(idx, bucket);
             }
         }
@@ -179,6 +176,27 @@ impl<T> EventQueue<T> {
         self.len -= 1;
         Some(e)
     }
+}
+
+/// Put `e` (later than `last`) into its bucket; returns the level's bit for the
+/// non-empty-levels map.
+#[inline(always)]
+fn place_in<T>(
+    buckets: &mut [Vec<Entry<T>>; LEVELS * DIGITS],
+    bits: &mut [u64; LEVELS * DIGITS / 64],
+    last: u64,
+    e: Entry<T>,
+) -> u8 {
+    let x = e.time ^ last;
+    debug_assert!(x != 0 && e.time > last);
+    // The most significant differing byte; `x | 1` keeps the logarithm defined (x is
+    // never 0: the entry is later than `last`).
+    let level = ((x | 1).ilog2() / 8) as usize & (LEVELS - 1);
+    let digit = ((e.time >> (8 * level)) & 0xff) as usize;
+    let idx = (level << 8) | digit;
+    buckets[idx].push(e);
+    bits[idx >> 6] |= 1 << (idx & 63);
+    1 << level
 }
 
 #[cfg(test)]
