@@ -228,7 +228,7 @@ struct Sched<M> {
 }
 
 impl<M: Message> Sched<M> {
-    #[inline]
+    #[inline(always)]
     fn send(&mut self, now: SimTime, from: NodeId, to: NodeId, msg: M) {
         let size = msg.size_bytes();
         let kind = msg.kind();

@@ -320,8 +320,25 @@ impl Network {
     }
 
     /// Decide when (and whether) a message of `size` bytes sent now arrives.
-    #[inline]
+    #[inline(always)]
     pub fn transmit(&mut self, now: SimTime, from: NodeId, to: NodeId, size: u32) -> Delivery {
+        if self.uplink_free.is_empty() && self.rngs.is_empty() {
+            // No serialization, jitter or loss: the base latency alone.
+            return Delivery::At(now + self.latency.latency(from, to));
+        }
+        self.transmit_with_effects(now, from, to, size)
+    }
+
+    /// [`Network::transmit`] with serialization, jitter, loss or FIFO clamping; kept
+    /// out of line so the plain path stays small where it is inlined.
+    #[inline(never)]
+    fn transmit_with_effects(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        size: u32,
+    ) -> Delivery {
         let mut t = now;
         if !self.uplink_free.is_empty() {
             let free = &mut self.uplink_free[from as usize];

@@ -52,7 +52,6 @@ pub(crate) struct EventQueue<T> {
     /// Bit `l` set ⇔ level `l` has a non-empty bucket.
     levels: u8,
     last: u64,
-    len: usize,
 }
 
 impl<T> EventQueue<T> {
@@ -63,19 +62,19 @@ impl<T> EventQueue<T> {
             bits: [0; LEVELS * DIGITS / 64],
             levels: 0,
             last: 0,
-            len: 0,
         }
     }
 
     #[inline]
+    /// Number of queued entries (counted on demand: not kept up to date on the hot
+    /// path, since only diagnostics ask).
     pub fn len(&self) -> usize {
-        self.len
+        self.run.len() + self.buckets.iter().map(Vec::len).sum::<usize>()
     }
 
     /// Insert `item` at `time` (not before the last entry taken out).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: u64, item: T) {
-        self.len += 1;
         if time <= self.last {
             // Within the run's span: insert after every entry with time ≤ `time`.
             if self.run.back().is_none_or(|b| b.time <= time) {
@@ -140,17 +139,33 @@ impl<T> EventQueue<T> {
                 self.give_back(idx, Vec::from(old));
             } else {
                 let min = bucket.iter().map(|e| e.time).min().expect("bucket bit set");
-                self.last = min;
+                let level = idx / DIGITS;
                 // The hot loop of the queue: every entry scheduled far ahead passes
                 // here once. Its state is in locals so it stays in registers.
                 let buckets = &mut *self.buckets;
                 let bits = &mut self.bits;
                 let mut levels = self.levels;
-                for e in bucket.drain(..) {
-                    if e.time == min {
-                        self.run.push_back(e);
-                    } else {
-                        levels |= place_in(buckets, bits, min, e);
+                if (min ^ (min - 1)) >> (8 * level) == 0 {
+                    // Usual case: with `last = min - 1` every entry, those at `min`
+                    // included, falls into a lower level than the bucket's (`min - 1`
+                    // differs from `min` only below this level), so the loop needs
+                    // no branch; the entries at `min` come back at the next step.
+                    let last = min - 1;
+                    self.last = last;
+                    for e in bucket.drain(..) {
+                        levels |= place_in(buckets, bits, last, e);
+                    }
+                } else {
+                    // `min` is a multiple of this level's digit weight: `min - 1`
+                    // would put the entries back in this bucket. Entries at `min` go
+                    // straight to the run.
+                    self.last = min;
+                    for e in bucket.drain(..) {
+                        if e.time == min {
+                            self.run.push_back(e);
+                        } else {
+                            levels |= place_in(buckets, bits, min, e);
+                        }
                     }
                 }
                 self.levels = levels;
@@ -172,9 +187,7 @@ impl<T> EventQueue<T> {
         if self.run.is_empty() {
             self.refill();
         }
-        let e = self.run.pop_front()?;
-        self.len -= 1;
-        Some(e)
+        self.run.pop_front()
     }
 }
 
@@ -219,6 +232,87 @@ mod tests {
             got,
             [(50, 'a'), (50, 'b'), (70, 'x'), (100, 'c'), (100, 'd')]
         );
+    }
+
+    #[test]
+    fn a_large_bucket_whose_minimum_is_a_multiple_of_the_digit_weight() {
+        // 300 entries in bucket (level, digit 1), the earliest at exactly 2^(8·level):
+        // the redistribution must not use `last = min - 1` (it would refill the bucket).
+        for level in 1..4u32 {
+            let base = 1u64 << (8 * level);
+            let mut q = EventQueue::new();
+            for j in (0..300u64).rev() {
+                q.push(base + j * 3 % 200, j);
+            }
+            q.push(base, 1000);
+            let got: Vec<(u64, u64)> =
+                std::iter::from_fn(|| q.pop().map(|e| (e.time, e.item))).collect();
+            let mut want: Vec<(u64, u64)> =
+                (0..300u64).rev().map(|j| (base + j * 3 % 200, j)).collect();
+            want.push((base, 1000));
+            want.sort_by_key(|w| w.0); // stable: push order among equal times
+            assert_eq!(got, want, "level {level}");
+        }
+    }
+
+    /// Replays `ops` against a sorted reference: each op is (kind, delay) with kind 0 =
+    /// push at now + delay, 1 = pop, 2 = peek.
+    fn replay(ops: &[(u8, u64)]) -> Result<(), TestCaseError> {
+        let mut q = EventQueue::new();
+        let mut reference: std::collections::BTreeSet<(u64, usize)> = Default::default();
+        let mut now = 0;
+        for (i, &(op, dt)) in ops.iter().enumerate() {
+            match op {
+                0 => {
+                    let t = now + dt;
+                    q.push(t, i);
+                    reference.insert((t, i));
+                }
+                1 => {
+                    let got = q.pop().map(|e| (e.time, e.item));
+                    prop_assert_eq!(got, reference.pop_first());
+                    if let Some((t, _)) = got {
+                        now = t;
+                    }
+                }
+                _ => prop_assert_eq!(q.peek_time(), reference.first().map(|r| r.0)),
+            }
+            prop_assert_eq!(q.len(), reference.len());
+        }
+        while let Some(e) = q.pop() {
+            prop_assert_eq!(Some((e.time, e.item)), reference.pop_first());
+        }
+        prop_assert!(reference.is_empty());
+        Ok(())
+    }
+
+    /// Delays of every scale, including exact multiples of the digit weights (which
+    /// take the redistribution's fallback path) and repeats of one instant (ties).
+    fn delay() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            Just(0u64),
+            0u64..300,
+            0u64..100_000,
+            0u64..1_000_000_000,
+            (0u64..8, 0u32..5).prop_map(|(k, l)| k << (8 * l)),
+            (1u64..4).prop_map(|k| k * 1_000_000),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Long runs with many entries in flight at once (buckets larger than
+        /// `RUN_MAX` are redistributed), against a sorted reference.
+        #[test]
+        fn many_in_flight_pop_in_time_then_insertion_order(
+            ops in proptest::collection::vec(
+                (prop_oneof![6 => Just(0u8), 3 => Just(1u8), 1 => Just(2u8)], delay()),
+                0..3000,
+            )
+        ) {
+            replay(&ops)?;
+        }
     }
 
     proptest! {
