@@ -236,6 +236,11 @@ impl<M: Message> Sched<M> {
             t.sent_msgs += 1;
             t.sent_bytes += size as u64;
         });
+        if self.net.is_plain() {
+            let at = now + self.net.latency_model().latency(from, to);
+            self.queue.push(at.0, Event::Msg { from, to, msg });
+            return;
+        }
         match self.net.transmit(now, from, to, size) {
             Delivery::At(at) => self.queue.push(at.0, Event::Msg { from, to, msg }),
             Delivery::Lost => self.stats.with(from as usize, kind, |t| t.lost_msgs += 1),

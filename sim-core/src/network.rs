@@ -319,10 +319,17 @@ impl Network {
         }
     }
 
+    /// True when messages get the base latency alone (no serialization, jitter or
+    /// loss, hence no FIFO clamping either).
+    #[inline(always)]
+    pub(crate) fn is_plain(&self) -> bool {
+        self.uplink_free.is_empty() && self.rngs.is_empty()
+    }
+
     /// Decide when (and whether) a message of `size` bytes sent now arrives.
     #[inline(always)]
     pub fn transmit(&mut self, now: SimTime, from: NodeId, to: NodeId, size: u32) -> Delivery {
-        if self.uplink_free.is_empty() && self.rngs.is_empty() {
+        if self.is_plain() {
             // No serialization, jitter or loss: the base latency alone.
             return Delivery::At(now + self.latency.latency(from, to));
         }
