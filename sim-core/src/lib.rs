@@ -73,6 +73,11 @@ pub use time::SimTime;
 use queue::EventQueue;
 use rand::RngExt;
 
+/// How many events ahead [`Simulation`] touches the next nodes (see `look_ahead`).
+const LOOK_AHEAD: usize = 6;
+/// Node memory above which the look-ahead is on (below, nodes stay in the cache).
+const LOOK_AHEAD_MIN_BYTES: usize = 32 << 20;
+
 /// Identifies a node: an index into the simulation's node vector.
 pub type NodeId = u32;
 
@@ -407,6 +412,9 @@ pub struct Simulation<N: Node> {
     seed: u64,
     /// The nodes, each next to its engine state.
     slots: Vec<Slot<N>>,
+    /// Whether to touch upcoming events' nodes early (only pays off when the nodes
+    /// do not fit in the cache).
+    look_ahead: bool,
     alive: Vec<bool>,
     sched: Sched<N::Msg>,
     metrics: Metrics,
@@ -443,6 +451,7 @@ impl<N: Node> Simulation<N> {
             now: SimTime::ZERO,
             seed: cfg.seed,
             slots,
+            look_ahead: n * size_of::<Slot<N>>() > LOOK_AHEAD_MIN_BYTES,
             alive: vec![true; n],
             sched: Sched {
                 queue: EventQueue::new(),
@@ -561,6 +570,22 @@ impl<N: Node> Simulation<N> {
         }
     }
 
+    /// With many nodes, touch the node of the event a few places ahead in the queue,
+    /// so that its cache miss overlaps with the work on this event instead of
+    /// following it (a prefetch, done with a plain load: no `unsafe`).
+    #[inline(always)]
+    fn look_ahead(&self) {
+        if let Some(ev) = self.sched.queue.run_ahead(LOOK_AHEAD) {
+            let node = match ev {
+                Event::Msg { to, .. } => *to,
+                Event::Timer { node, .. } | Event::Churn { node, .. } => *node,
+            };
+            if let Some(slot) = self.slots.get(node as usize) {
+                std::hint::black_box(slot.rt.up);
+            }
+        }
+    }
+
     /// Handle one popped event; false if it was void (cancelled timer, dead target).
     #[inline]
     fn handle(&mut self, ev: Event<N::Msg>) -> bool {
@@ -658,20 +683,34 @@ impl<N: Node> Simulation<N> {
     pub fn run_until(&mut self, t: SimTime) -> u64 {
         self.start();
         let before = self.events;
-        while let Some(next) = self.sched.queue.peek_time() {
-            if next > t.0 {
-                break;
-            }
-            let e = self.sched.queue.pop().expect("peeked");
-            self.now = SimTime(e.time);
-            if self.handle(e.item) {
-                self.events += 1;
-            }
+        if self.look_ahead {
+            self.run_events_until::<true>(t);
+        } else {
+            self.run_events_until::<false>(t);
         }
         if t > self.now {
             self.now = t;
         }
         self.events - before
+    }
+
+    /// The event loop of [`Simulation::run_until`], with or without the look-ahead
+    /// (decided once per call, not per event).
+    #[inline]
+    fn run_events_until<const LOOK: bool>(&mut self, t: SimTime) {
+        while let Some(next) = self.sched.queue.peek_time() {
+            if next > t.0 {
+                break;
+            }
+            let e = self.sched.queue.pop().expect("peeked");
+            if LOOK {
+                self.look_ahead();
+            }
+            self.now = SimTime(e.time);
+            if self.handle(e.item) {
+                self.events += 1;
+            }
+        }
     }
 
     /// Run until no event is pending. Returns the number of events processed.

@@ -181,6 +181,13 @@ impl<T> EventQueue<T> {
         self.run.front().map(|e| e.time)
     }
 
+    /// The `n`-th entry of the sorted run, if the run is that long (a cheap look
+    /// ahead: entries still in buckets are not considered).
+    #[inline]
+    pub fn run_ahead(&self, n: usize) -> Option<&T> {
+        self.run.get(n).map(|e| &e.item)
+    }
+
     /// Remove and return the earliest entry (the first pushed among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<Entry<T>> {
