@@ -683,27 +683,12 @@ impl<N: Node> Simulation<N> {
     pub fn run_until(&mut self, t: SimTime) -> u64 {
         self.start();
         let before = self.events;
-        if self.look_ahead {
-            self.run_events_until::<true>(t);
-        } else {
-            self.run_events_until::<false>(t);
-        }
-        if t > self.now {
-            self.now = t;
-        }
-        self.events - before
-    }
-
-    /// The event loop of [`Simulation::run_until`], with or without the look-ahead
-    /// (decided once per call, not per event).
-    #[inline]
-    fn run_events_until<const LOOK: bool>(&mut self, t: SimTime) {
         while let Some(next) = self.sched.queue.peek_time() {
             if next > t.0 {
                 break;
             }
             let e = self.sched.queue.pop().expect("peeked");
-            if LOOK {
+            if self.look_ahead {
                 self.look_ahead();
             }
             self.now = SimTime(e.time);
@@ -711,6 +696,10 @@ impl<N: Node> Simulation<N> {
                 self.events += 1;
             }
         }
+        if t > self.now {
+            self.now = t;
+        }
+        self.events - before
     }
 
     /// Run until no event is pending. Returns the number of events processed.
