@@ -54,6 +54,7 @@ pub mod churn;
 pub mod dist;
 pub mod metrics;
 pub mod network;
+mod prefetch;
 mod queue;
 pub mod rng;
 pub mod stats;
@@ -572,7 +573,7 @@ impl<N: Node> Simulation<N> {
 
     /// With many nodes, touch the node of the event a few places ahead in the queue,
     /// so that its cache miss overlaps with the work on this event instead of
-    /// following it (a prefetch, done with a plain load: no `unsafe`).
+    /// following it (see [`prefetch`](crate::prefetch)).
     #[inline(always)]
     fn look_ahead(&self) {
         if let Some(ev) = self.sched.queue.run_ahead(LOOK_AHEAD) {
@@ -581,7 +582,7 @@ impl<N: Node> Simulation<N> {
                 Event::Timer { node, .. } | Event::Churn { node, .. } => *node,
             };
             if let Some(slot) = self.slots.get(node as usize) {
-                std::hint::black_box(slot.rt.up);
+                prefetch::prefetch(slot);
             }
         }
     }
