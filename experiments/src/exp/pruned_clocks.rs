@@ -36,7 +36,7 @@
 //! - `pruned_aoi_or_<τ>s` for `tau_short_s` and `tau_long_s` (5 s and 30 s): "inside the AOI
 //!   now, or interacted with A within the last τ".
 //! - `pruned-intersection` (notes §5.2 b): not a different stored clock but the
-//!   [`Relevance::Intersection`] reading of Algorithm 2; it is reported as `reading =
+//!   [`vclock::Relevance::Intersection`] reading of Algorithm 2; it is reported as `reading =
 //!   intersection` next to the printed algorithm's `reading = comparer` for each pruned clock.
 //!
 //! Receiving a message merges (and prunes), without ticking; acting ticks the own entry and
@@ -67,8 +67,16 @@
 //! `size` (time bucket × variant × stat ∈ mean/p99/max of the clock carried per message:
 //! entries, fixed-width bytes, varint bytes), `datagram` (share of messages whose clock
 //! exceeds 1472 B), `accuracy` (variant × reading × pair class × outcome), `pairs` (truth
-//! distribution), `summary`. Merge/compare cost per operation is measured by the divan
-//! bench `algorithms/vclock/benches/vclock.rs`, not here: the CSVs stay deterministic.
+//! distribution), `summary`, and `hub_meeting` (notes §5.4 "growth after meeting a hub"): for
+//! interactions of a non-hub player with a hub (`partner = hub`) or, as the control, with
+//! another non-hub (`partner = non_hub`), the non-hub player's clock entries per variant just
+//! before the interaction and [`MEETING_OFFSETS_S`] (1, 5, 10 s) later, with the change
+//! (`delta`) as mean and p99. Both parties are measured when both are non-hubs. Class
+//! `meeting = first` is each player's first interaction with a partner of that kind (as in the
+//! notes); `meeting = sampled` is every `meeting_sample_every`-th interaction overall (a
+//! deterministic rule, so no random draw changes the trace). Meetings less than 10 s before
+//! the end are left out. Merge/compare cost per operation is measured by the divan bench
+//! `algorithms/vclock/benches/vclock.rs`, not here: the CSVs stay deterministic.
 
 use super::{Experiment, Job, parse_params};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
@@ -82,7 +90,9 @@ use sim_core::{Ctx, Message, Node, NodeId, SimConfig, SimRng, SimTime, Simulatio
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
-use vclock::{ClockOrder, OrderingFidelity, Relevance, SparseClock, UDP_MAX_PAYLOAD};
+#[cfg(test)]
+use vclock::Relevance;
+use vclock::{ClockOrder, OrderingFidelity, SparseClock, UDP_MAX_PAYLOAD};
 
 /// `[params]` of `pruned-clocks` (defaults follow notes §5.4 where it gives a value).
 #[derive(Debug, Clone, Deserialize)]
@@ -176,6 +186,11 @@ pub struct Params {
     /// Probability that an observed event enters the "all" class with its pairs (default 0.02).
     #[serde(default = "d_pair_p")]
     pub pair_sample_prob: f64,
+    /// Every how many interactions one is recorded in the `hub_meeting` table's `sampled`
+    /// class, counted over all interactions (deterministic, no random draw; default 64; 0 =
+    /// none). The `first` class is always recorded.
+    #[serde(default = "d_meeting_every")]
+    pub meeting_sample_every: u64,
     /// Also run the exact sparse (unpruned) clock as a [`SparseClock`] and check the tracer
     /// ground truth and the key-set sizes against it (summary `verify_*_mismatches`; slow at
     /// large N; default false).
@@ -261,6 +276,9 @@ fn d_buffer() -> usize {
 fn d_pair_p() -> f64 {
     0.02
 }
+fn d_meeting_every() -> u64 {
+    64
+}
 
 /// Number of stored (pruned) clock variants carried by every message.
 pub const PRUNED: usize = 3;
@@ -290,11 +308,10 @@ pub struct Payload {
     pub kind: ActionKind,
     /// `(slot, generation)` if this event is a ground-truth tracer.
     pub tracer: Option<(u16, u16)>,
-    /// The pruned clocks after the action (`pruned_aoi`, short τ, long τ), concatenated:
-    /// variant `v` is `entries[ends[v - 1]..ends[v]]` (see [`Payload::clock`]). One allocation
-    /// per action, shared by every receiver.
-    entries: Box<[(u32, u32)]>,
-    ends: [u32; PRUNED],
+    /// The pruned clocks after the action (`pruned_aoi`, short τ, long τ), stored together
+    /// (see [`Entry`] and [`Payload::clock`]). One allocation per action, shared by every
+    /// receiver.
+    entries: Box<[Entry]>,
     /// Key set of the sender's sparse (unpruned) clock (a shared snapshot once it is full).
     pub keys: Rc<[u64]>,
     /// The key set holds every player.
@@ -310,9 +327,8 @@ pub struct Payload {
 impl Payload {
     /// Pruned clock `v` (`pruned_aoi`, short τ, long τ) after the action: sorted
     /// `(id, counter)` entries with non-zero counters, as [`SparseClock::as_slice`].
-    pub fn clock(&self, v: usize) -> &[(u32, u32)] {
-        let start = if v == 0 { 0 } else { self.ends[v - 1] as usize };
-        &self.entries[start..self.ends[v] as usize]
+    pub fn clock(&self, v: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        variant(&self.entries, v)
     }
 }
 
@@ -372,7 +388,6 @@ impl World {
     fn observer(&self, p: u32, now: SimTime) -> Observer<'_> {
         Observer {
             pos: &self.pos,
-            me: p,
             at: self.pos[p as usize],
             r2: self.r2[p as usize],
             partners: &self.partners[p as usize],
@@ -382,7 +397,7 @@ impl World {
     }
 
     /// `isRelevant_p(id)` of variant `v` at instant `now` (reference form of
-    /// [`Observer::relevant`] / [`Observer::mask`], used by the unit tests).
+    /// [`Observer::mask`], used by the unit tests).
     #[cfg(test)]
     fn relevant(&self, v: usize, p: u32, id: u32, now: SimTime) -> bool {
         id == p || self.in_aoi(p, id) || (v > 0 && self.interacted_within(p, id, now, self.taus[v]))
@@ -412,11 +427,12 @@ impl World {
 }
 
 /// `isRelevant_p` of one observer `p` at one instant, for all variants: the same answers as
-/// [`World::relevant`], with the observer's data hoisted out of the per-id test.
+/// `World::relevant` (checked by a unit test), with the observer's data hoisted out of the
+/// per-id test.
 struct Observer<'a> {
     pos: &'a [[f64; 2]],
-    me: u32,
     at: [f64; 2],
+    /// Squared AOI radius (> 0: `aoi_radius` is validated positive).
     r2: f64,
     partners: &'a [(u32, SimTime)],
     now: u64,
@@ -424,108 +440,127 @@ struct Observer<'a> {
 }
 
 impl Observer<'_> {
-    /// `isRelevant_p(id)` of variant `v`.
+    /// `isRelevant_p(id)` of every variant at once: bit `v` is set iff `id` is relevant to
+    /// `p` in variant `v`.
+    #[cfg(test)]
+    fn mask(&self, id: u32) -> u8 {
+        self.scan().mask(id)
+    }
+
+    /// The variants in which partner `partners[k]` is relevant by the "interacted within τ"
+    /// rule.
     #[inline(always)]
-    fn relevant(&self, v: usize, id: u32) -> bool {
-        if id == self.me {
-            return true;
+    fn recent_mask(&self, k: usize) -> u8 {
+        let age = self.now.saturating_sub(self.partners[k].1.as_nanos());
+        let mut m = 0;
+        for v in 1..PRUNED {
+            m |= u8::from(age <= self.taus[v]) << v;
         }
-        let b = self.pos[id as usize];
-        let (dx, dy) = (self.at[0] - b[0], self.at[1] - b[1]);
-        if dx * dx + dy * dy <= self.r2 {
-            return true;
-        }
-        v > 0
-            && match self.partners.binary_search_by_key(&id, |e| e.0) {
-                Ok(k) => self.now.saturating_sub(self.partners[k].1.as_nanos()) <= self.taus[v],
-                Err(_) => false,
-            }
+        m
+    }
+
+    /// A scan over ascending ids: [`Scan::mask`] gives [`Observer::mask`], finding partners by
+    /// a cursor that only moves forward instead of a binary search per id.
+    #[inline(always)]
+    fn scan(&self) -> Scan<'_> {
+        Scan { obs: self, k: 0 }
     }
 }
 
-impl Observer<'_> {
-    /// `isRelevant_p(id)` of every variant at once: bit `v` is [`Observer::relevant`]`(v, id)`.
+/// [`Observer::mask`] for strictly ascending ids (see [`Observer::scan`]).
+struct Scan<'a> {
+    obs: &'a Observer<'a>,
+    /// Partners before `k` have smaller ids than the last id asked about.
+    k: usize,
+}
+
+impl Scan<'_> {
+    /// [`Observer::mask`]`(id)`; `id` must be larger than the previous one asked about.
     #[inline(always)]
-    fn mask(&self, id: u32) -> u8 {
-        if id == self.me {
-            return ALL_VARIANTS;
+    fn mask(&mut self, id: u32) -> u8 {
+        let o = self.obs;
+        // The observer itself is always relevant: its distance is exactly 0 (`at` is its
+        // position) and `r2 > 0`, so it needs no separate test.
+        // Whether `id` is within the AOI is a coin flip for the branch predictor, so both
+        // rules are evaluated and the answer is selected without a branch.
+        let b = o.pos[id as usize];
+        let (dx, dy) = (o.at[0] - b[0], o.at[1] - b[1]);
+        let inside = dx * dx + dy * dy <= o.r2;
+        while self.k < o.partners.len() && o.partners[self.k].0 < id {
+            self.k += 1;
         }
-        let b = self.pos[id as usize];
-        let (dx, dy) = (self.at[0] - b[0], self.at[1] - b[1]);
-        if dx * dx + dy * dy <= self.r2 {
-            return ALL_VARIANTS;
-        }
-        match self.partners.binary_search_by_key(&id, |e| e.0) {
-            Ok(k) => {
-                let age = self.now.saturating_sub(self.partners[k].1.as_nanos());
-                let mut m = 0;
-                for v in 1..PRUNED {
-                    m |= u8::from(age <= self.taus[v]) << v;
-                }
-                m
-            }
-            Err(_) => 0,
-        }
+        let recent = if self.k < o.partners.len() && o.partners[self.k].0 == id {
+            o.recent_mask(self.k)
+        } else {
+            0
+        };
+        std::hint::select_unpredictable(inside, ALL_VARIANTS, recent)
     }
 }
 
 /// Mask with the bit of every pruned variant set.
 const ALL_VARIANTS: u8 = (1 << PRUNED) - 1;
 
-/// Per-delivery memo of [`Observer::mask`] by id (epoch-stamped, so it is never cleared): the
-/// three merges of one delivery ask about mostly the same ids.
-#[derive(Debug, Default)]
-struct MaskCache {
-    stamp: Vec<u32>,
-    mask: Vec<u8>,
-    epoch: u32,
+/// One entry of the clock store that holds the three pruned clocks together: an id and its
+/// counter in each variant (`pruned_aoi`, short τ, long τ), where 0 means "not in that
+/// variant's clock" (a vector clock's zero component). Variant `v` is the sorted list of
+/// `(id, c[v])` with `c[v] > 0`, i.e. the entries of a [`SparseClock`]; every stored entry has
+/// at least one non-zero counter. One pass over such a list merges, prunes or compares all
+/// three variants, with the relevance of each id asked once (as a mask of variants).
+pub type Entry = (u32, [u32; PRUNED]);
+
+/// The counters of `c` whose variant bit is set in `m`; the others become 0 (pruned).
+#[inline(always)]
+fn masked(c: [u32; PRUNED], m: u8) -> [u32; PRUNED] {
+    let keep = &MASKS[usize::from(m & ALL_VARIANTS)];
+    std::array::from_fn(|v| c[v] & keep[v])
 }
 
-impl MaskCache {
-    /// Start a new delivery.
-    fn next(&mut self, n: usize) {
-        if self.stamp.len() != n {
-            self.stamp = vec![0; n];
-            self.mask = vec![0; n];
-            self.epoch = 0;
+/// Per variant mask `m`: all-ones lanes for the variants whose bit is set.
+const MASKS: [[u32; PRUNED]; 1 << PRUNED] = {
+    let mut t = [[0u32; PRUNED]; 1 << PRUNED];
+    let mut m = 0;
+    while m < 1 << PRUNED {
+        let mut v = 0;
+        while v < PRUNED {
+            if m >> v & 1 == 1 {
+                t[m][v] = u32::MAX;
+            }
+            v += 1;
         }
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.stamp.fill(0);
-            self.epoch = 1;
-        }
+        m += 1;
     }
+    t
+};
 
-    #[inline(always)]
-    fn get(&mut self, obs: &Observer<'_>, id: u32) -> u8 {
-        let i = id as usize;
-        if self.stamp[i] != self.epoch {
-            self.stamp[i] = self.epoch;
-            self.mask[i] = obs.mask(id);
-        }
-        self.mask[i]
-    }
+/// Variant `v` of a combined entry list, as the sorted `(id, counter)` entries of a
+/// [`SparseClock`].
+fn variant(c: &[Entry], v: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+    c.iter()
+        .filter(move |e| e.1[v] > 0)
+        .map(move |e| (e.0, e.1[v]))
 }
 
-/// Algorithm 1 on sorted entry lists (the representation of [`SparseClock`]): `out =
-/// prune(sup(a, b))`, the same result as [`SparseClock::merge_pruned`] (checked by a unit
-/// test) in one pass and without allocating.
+/// Algorithm 1 on every variant at once: `out[..k] = prune_v(sup(a_v, b_v))` for each variant
+/// `v`, where `mask(id)` has bit `v` set iff `isRelevant_v(id)`; returns `k`. Variant by
+/// variant this is [`SparseClock::merge_pruned`] (checked by a unit test). It runs in one pass
+/// without allocating (`out` needs room for `a.len() + b.len()` entries), and `mask` is asked
+/// once per id of the union, in ascending order.
 #[inline]
-fn merge_pruned_into(
-    a: &[(u32, u32)],
-    b: &[(u32, u32)],
-    mut keep: impl FnMut(u32) -> bool,
-    out: &mut Vec<(u32, u32)>,
-) {
-    // Write every merged entry at `out[k]` and advance `k` only if it is kept (no branch
-    // on the predicate, no capacity check per entry).
-    out.resize(a.len() + b.len(), (0, 0));
-    let o = &mut out[..];
+fn merge_masked(
+    a: &[Entry],
+    b: &[Entry],
+    mut mask: impl FnMut(u32) -> u8,
+    out: &mut [Entry],
+) -> usize {
+    // Write every merged entry at `out[k]` and advance `k` only if some counter is kept (no
+    // branch on the predicate, no capacity check per entry).
+    let o = &mut out[..a.len() + b.len()];
     let (mut i, mut j, mut k) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         let (ia, ca) = a[i];
         let (ib, cb) = b[j];
-        let e = if ia < ib {
+        let (id, c) = if ia < ib {
             i += 1;
             (ia, ca)
         } else if ib < ia {
@@ -534,82 +569,116 @@ fn merge_pruned_into(
         } else {
             i += 1;
             j += 1;
-            (ia, ca.max(cb))
+            (ia, std::array::from_fn(|v| ca[v].max(cb[v])))
         };
-        o[k] = e;
-        k += usize::from(keep(e.0));
+        let c = masked(c, mask(id));
+        o[k] = (id, c);
+        k += usize::from(c != [0; PRUNED]);
     }
-    for &e in a[i..].iter().chain(&b[j..]) {
-        o[k] = e;
-        k += usize::from(keep(e.0));
+    for &(id, c) in a[i..].iter().chain(&b[j..]) {
+        let c = masked(c, mask(id));
+        o[k] = (id, c);
+        k += usize::from(c != [0; PRUNED]);
     }
-    out.truncate(k);
+    k
 }
 
-/// The vector-clock order of two sorted entry lists restricted to the ids `keep` accepts: the
-/// comparison of [`SparseClock::compare_restricted`] / [`SparseClock::compare_pruned`]
-/// (checked by a unit test). `keep` is only asked about ids whose counters differ.
+/// Algorithm 2's comparison for every variant and both readings at once: `result[v][r]` is
+/// the vector-clock order of variant `v` of `a` and `b`, restricted to the ids relevant to the
+/// observer `me` (`r = 0`, [`vclock::Relevance::Comparer`]) or to `me` and both actors `o1`, `o2`
+/// (`r = 1`, [`vclock::Relevance::Intersection`]): per variant and reading the same answer as
+/// [`SparseClock::compare_pruned`] (checked by a unit test). Relevance is only asked about
+/// ids whose counters differ in a variant whose answer is still open, once per observer.
 #[inline]
-fn compare_kept(a: &[(u32, u32)], b: &[(u32, u32)], keep: impl Fn(u32) -> bool) -> ClockOrder {
-    let (mut less, mut greater) = (false, false);
+fn compare_masked(
+    a: &[Entry],
+    b: &[Entry],
+    mut me: impl FnMut(u32) -> u8,
+    mut o1: impl FnMut(u32) -> u8,
+    mut o2: impl FnMut(u32) -> u8,
+) -> [[ClockOrder; 2]; PRUNED] {
+    // Bit v of less[r] / greater[r]: some kept id has a smaller / larger counter in `a`.
+    let (mut less, mut greater) = ([0u8; 2], [0u8; 2]);
     let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (ia, ca) = a[i];
-        let (ib, cb) = b[j];
-        if ia < ib {
-            greater |= !greater && keep(ia);
+    let zero = [0u32; PRUNED];
+    while i < a.len() || j < b.len() {
+        let ia = a.get(i).map_or(u32::MAX, |e| e.0);
+        let ib = b.get(j).map_or(u32::MAX, |e| e.0);
+        let (id, ca, cb) = if ia < ib {
             i += 1;
+            (ia, a[i - 1].1, zero)
         } else if ib < ia {
-            less |= !less && keep(ib);
             j += 1;
+            (ib, zero, b[j - 1].1)
         } else {
-            if ca != cb && (if ca < cb { !less } else { !greater }) && keep(ia) {
-                if ca < cb {
-                    less = true;
-                } else {
-                    greater = true;
-                }
-            }
             i += 1;
             j += 1;
+            (ia, a[i - 1].1, b[j - 1].1)
+        };
+        let (mut gt, mut lt) = (0u8, 0u8);
+        for v in 0..PRUNED {
+            gt |= u8::from(ca[v] > cb[v]) << v;
+            lt |= u8::from(ca[v] < cb[v]) << v;
         }
-        if less && greater {
-            return ClockOrder::Concurrent;
+        let open = [0, 1].map(|r| (gt & !greater[r]) | (lt & !less[r]));
+        if open[0] | open[1] == 0 {
+            continue;
+        }
+        let m = me(id);
+        greater[0] |= gt & m;
+        less[0] |= lt & m;
+        if open[1] & m != 0 {
+            let mut mi = m & o1(id);
+            if mi != 0 {
+                mi &= o2(id);
+            }
+            greater[1] |= gt & mi;
+            less[1] |= lt & mi;
+        }
+        if less[0] & greater[0] & less[1] & greater[1] == ALL_VARIANTS {
+            break;
         }
     }
-    if !greater {
-        greater = a[i..].iter().any(|e| keep(e.0));
-    }
-    if !less {
-        less = b[j..].iter().any(|e| keep(e.0));
-    }
-    ClockOrder::from_flags(less, greater)
+    std::array::from_fn(|v| {
+        std::array::from_fn(|r| {
+            ClockOrder::from_flags(less[r] >> v & 1 != 0, greater[r] >> v & 1 != 0)
+        })
+    })
 }
 
-/// [`SparseClock::tick`] on a sorted entry list.
+/// [`SparseClock::tick`] of `me` in every variant, on a combined entry list.
 #[inline]
-fn tick_entries(c: &mut Vec<(u32, u32)>, me: u32) {
+fn tick_entries(c: &mut Vec<Entry>, me: u32) {
     match c.binary_search_by_key(&me, |e| e.0) {
         Ok(k) => {
-            c[k].1 = c[k]
-                .1
-                .checked_add(1)
-                .expect("vector clock counter overflow")
+            for x in &mut c[k].1 {
+                *x = x.checked_add(1).expect("vector clock counter overflow");
+            }
         }
-        Err(k) => c.insert(k, (me, 1)),
+        Err(k) => c.insert(k, (me, [1; PRUNED])),
     }
 }
 
-/// [`SparseClock::encoded_len`] of a sorted entry list (varint wire size).
-fn encoded_len(c: &[(u32, u32)]) -> usize {
-    let mut len = vclock::wire::varint_len(c.len() as u64);
-    let mut prev = 0u64;
+/// Per variant: the number of entries and [`SparseClock::encoded_len`] (varint wire size).
+fn sizes(c: &[Entry]) -> ([u32; PRUNED], [usize; PRUNED]) {
+    let mut lens = [0u32; PRUNED];
+    let mut bytes = [0usize; PRUNED];
+    let mut prev = [0u64; PRUNED];
     for &(id, k) in c {
         let id = u64::from(id);
-        len += vclock::wire::varint_len(id - prev) + vclock::wire::varint_len(u64::from(k));
-        prev = id;
+        for v in 0..PRUNED {
+            if k[v] > 0 {
+                lens[v] += 1;
+                bytes[v] += vclock::wire::varint_len(id - prev[v])
+                    + vclock::wire::varint_len(u64::from(k[v]));
+                prev[v] = id;
+            }
+        }
     }
-    len
+    for v in 0..PRUNED {
+        bytes[v] += vclock::wire::varint_len(u64::from(lens[v]));
+    }
+    (lens, bytes)
 }
 
 /// Counters and per-bucket samples (filled by the nodes).
@@ -670,26 +739,28 @@ pub struct Shared {
     world: RefCell<World>,
     stats: RefCell<Stats>,
     cfg: NodeCfg,
-    /// Merge buffer, swapped with a player's clock after each merge (no allocation per
-    /// delivery).
-    scratch: RefCell<Vec<(u32, u32)>>,
-    /// Relevance memo of the delivery being processed.
-    cache: RefCell<MaskCache>,
+    /// Merge buffer (it only grows), copied into a player's clock after each merge (no
+    /// allocation or zero-filling per delivery).
+    scratch: RefCell<Vec<Entry>>,
 }
 
 /// A player: its stored clocks and what it needs to measure ordering accuracy.
 #[derive(Debug)]
 pub struct Player {
     id: u32,
-    /// The three pruned clocks (`pruned_aoi`, short τ, long τ), as the sorted `(id, counter)`
-    /// entries of a [`SparseClock`].
-    pub clocks: [Vec<(u32, u32)>; PRUNED],
+    /// The three pruned clocks (`pruned_aoi`, short τ, long τ), stored together as sorted
+    /// [`Entry`]s.
+    pub clocks: Vec<Entry>,
     /// Key set of the sparse (unpruned) clock, as a bitset over player ids.
     pub keys: Vec<u64>,
     /// The key set holds every player (merging keys is then a no-op and skipped).
     keys_full: bool,
     /// Snapshot of the full key set, shared by every later message (it cannot change).
     keys_snapshot: Option<Rc<[u64]>>,
+    /// Once at most [`MISSING_MAX`] players are missing from the key set: their ids, sorted
+    /// (`keys` stays exact too). Merging a sender's key set then tests these bits only
+    /// instead of OR-ing every word.
+    missing: Option<Vec<u32>>,
     /// Largest known generation per tracer slot.
     gv: Vec<u16>,
     /// Number of players (size of the full key set).
@@ -709,6 +780,7 @@ const OUTCOMES: [OrderingFidelity; 5] = [
     OrderingFidelity::Inverted,
 ];
 const OUTCOME_NAMES: [&str; 5] = ["preserved", "forced", "collapsed", "lost", "inverted"];
+#[cfg(test)]
 const READINGS: [Relevance; 2] = [Relevance::Comparer, Relevance::Intersection];
 const READING_NAMES: [&str; 2] = ["comparer", "intersection"];
 const CLASS_NAMES: [&str; 2] = ["essential", "all"];
@@ -720,7 +792,40 @@ fn outcome_index(o: OrderingFidelity) -> usize {
         .expect("all outcomes listed")
 }
 
+/// Largest number of missing ids for which a key set is tracked by its missing ids (see
+/// `Player::missing`).
+const MISSING_MAX: usize = 64;
+
+/// Is bit `id` of bitset `b` set?
+#[inline(always)]
+fn has_key(b: &[u64], id: u32) -> bool {
+    b[id as usize / 64] >> (id % 64) & 1 != 0
+}
+
 impl Player {
+    /// Size of the key set (entries of the sparse clock).
+    fn key_count(&self) -> u32 {
+        if self.keys_full {
+            self.gv_players as u32
+        } else if let Some(m) = &self.missing {
+            (self.gv_players - m.len()) as u32
+        } else {
+            self.keys.iter().map(|w| w.count_ones()).sum()
+        }
+    }
+
+    /// Entries of the player's clocks now: sparse (key-set size), `pruned_aoi`, short τ, long τ.
+    fn sizes(&self) -> [u32; PRUNED + 1] {
+        let mut out = [0u32; PRUNED + 1];
+        out[0] = self.key_count();
+        for e in &self.clocks {
+            for v in 0..PRUNED {
+                out[v + 1] += u32::from(e.1[v] > 0);
+            }
+        }
+        out
+    }
+
     /// Pair the new event `e2` (received or own) with the buffered tracers, then buffer it
     /// if it is a tracer.
     fn observe(&mut self, e2: &Rc<Payload>, now: SimTime, rng: &mut SimRng) {
@@ -786,20 +891,21 @@ impl Player {
                 ClockOrder::Concurrent
             };
             let (o1, o2) = (w.observer(e1.sender, now), w.observer(e2.sender, now));
-            let mut outcome = [[0usize; 2]; PRUNED];
-            for (v, out) in outcome.iter_mut().enumerate() {
-                for (r, &reading) in READINGS.iter().enumerate() {
-                    // Algorithm 2 (`SparseClock::compare_pruned`) with the given reading.
-                    let (a, b) = (e1.clock(v), e2.clock(v));
-                    let observed = match reading {
-                        Relevance::Comparer => compare_kept(a, b, |id| me_obs.relevant(v, id)),
-                        Relevance::Intersection => compare_kept(a, b, |id| {
-                            me_obs.relevant(v, id) && o1.relevant(v, id) && o2.relevant(v, id)
-                        }),
-                    };
-                    out[r] = outcome_index(OrderingFidelity::classify(truth, observed));
-                }
-            }
+            // Algorithm 2 (`SparseClock::compare_pruned`) for every variant and reading
+            // (`READINGS` order).
+            let (mut s0, mut s1, mut s2) = (me_obs.scan(), o1.scan(), o2.scan());
+            let observed = compare_masked(
+                &e1.entries,
+                &e2.entries,
+                |id| s0.mask(id),
+                |id| s1.mask(id),
+                |id| s2.mask(id),
+            );
+            let outcome: [[usize; 2]; PRUNED] = std::array::from_fn(|v| {
+                std::array::from_fn(|r| {
+                    outcome_index(OrderingFidelity::classify(truth, observed[v][r]))
+                })
+            });
             if let (Some(x1), Some(x2)) = (&e1.exact, &e2.exact) {
                 stats.verified_pairs += 1;
                 stats.truth_mismatches += u64::from(x1.compare(x2) != truth);
@@ -840,25 +946,38 @@ impl Player {
         {
             let w = shared.world.borrow();
             let obs = w.observer(me, now);
-            for (v, c) in self.clocks.iter_mut().enumerate() {
-                tick_entries(c, me);
-                c.retain(|e| obs.relevant(v, e.0));
-            }
+            let mut scan = obs.scan();
+            tick_entries(&mut self.clocks, me);
+            self.clocks.retain_mut(|e| {
+                e.1 = masked(e.1, scan.mask(e.0));
+                e.1 != [0; PRUNED]
+            });
         }
         self.keys[me as usize / 64] |= 1u64 << (me % 64);
+        if let Some(m) = &mut self.missing
+            && let Ok(k) = m.binary_search(&me)
+        {
+            m.remove(k);
+        }
         if let Some(x) = &mut self.exact {
             x.tick(me);
         }
         if let Some((slot, gen_)) = tracer {
             self.gv[slot as usize] = gen_;
         }
-        let varint: [usize; PRUNED] = std::array::from_fn(|v| encoded_len(&self.clocks[v]));
-        let sparse = if self.keys_full {
-            self.gv_players as u32
-        } else {
-            self.keys.iter().map(|w| w.count_ones()).sum::<u32>()
-        };
+        let (pruned_lens, varint) = sizes(&self.clocks);
+        let sparse = self.key_count();
         self.keys_full = sparse as usize == self.gv_players;
+        if self.keys_full {
+            self.missing = None;
+        } else if self.missing.is_none() && self.gv_players - sparse as usize <= MISSING_MAX {
+            let keys = &self.keys;
+            self.missing = Some(
+                (0..self.gv_players as u32)
+                    .filter(|&id| !has_key(keys, id))
+                    .collect(),
+            );
+        }
         let keys: Rc<[u64]> = if self.keys_full {
             Rc::clone(
                 self.keys_snapshot
@@ -867,19 +986,12 @@ impl Player {
         } else {
             Rc::from(&self.keys[..])
         };
-        let mut entries = Vec::with_capacity(self.clocks.iter().map(Vec::len).sum());
-        let mut ends = [0u32; PRUNED];
-        for (v, c) in self.clocks.iter().enumerate() {
-            entries.extend_from_slice(c);
-            ends[v] = entries.len() as u32;
-        }
         let payload = Rc::new(Payload {
             sender: me,
             t: now,
             kind,
             tracer,
-            entries: entries.into_boxed_slice(),
-            ends,
+            entries: Box::from(&self.clocks[..]),
             keys,
             keys_full: self.keys_full,
             gv: self.gv.clone().into_boxed_slice(),
@@ -891,12 +1003,8 @@ impl Player {
             if let Some(x) = &self.exact {
                 st.size_mismatches += u64::from(x.len() != sparse as usize);
             }
-            let lens = [
-                sparse,
-                self.clocks[0].len() as u32,
-                self.clocks[1].len() as u32,
-                self.clocks[2].len() as u32,
-            ];
+            let mut lens = [sparse; PRUNED + 1];
+            lens[1..].copy_from_slice(&pruned_lens);
             for (v, &len) in lens.iter().enumerate() {
                 st.entries[v].push(len);
                 st.max_entries[v] = st.max_entries[v].max(u64::from(len));
@@ -931,18 +1039,14 @@ impl Node for Player {
             let w = shared.world.borrow();
             let obs = w.observer(me, now);
             let mut scratch = shared.scratch.borrow_mut();
-            let mut cache = shared.cache.borrow_mut();
-            cache.next(self.gv_players);
-            for (v, c) in self.clocks.iter_mut().enumerate() {
-                let bit = 1u8 << v;
-                merge_pruned_into(
-                    c,
-                    p.clock(v),
-                    |id| cache.get(&obs, id) & bit != 0,
-                    &mut scratch,
-                );
-                std::mem::swap(c, &mut *scratch);
+            let mut scan = obs.scan();
+            let n = self.clocks.len() + p.entries.len();
+            if scratch.len() < n {
+                scratch.resize(n, (0, [0; PRUNED]));
             }
+            let k = merge_masked(&self.clocks, &p.entries, |id| scan.mask(id), &mut scratch);
+            self.clocks.clear();
+            self.clocks.extend_from_slice(&scratch[..k]);
         }
         if let (Some(x), Some(y)) = (&mut self.exact, &p.exact) {
             x.merge(y);
@@ -953,6 +1057,21 @@ impl Node for Player {
                 self.keys.copy_from_slice(&p.keys);
                 self.keys_full = true;
                 self.keys_snapshot = Some(Rc::clone(&p.keys));
+                self.missing = None;
+            } else if let Some(m) = &mut self.missing {
+                // Few ids missing: test only their bits in the sender's key set.
+                let keys = &mut self.keys;
+                m.retain(|&id| {
+                    let known = has_key(&p.keys, id);
+                    if known {
+                        keys[id as usize / 64] |= 1u64 << (id % 64);
+                    }
+                    !known
+                });
+                if m.is_empty() {
+                    self.keys_full = true;
+                    self.missing = None;
+                }
             } else {
                 for (a, b) in self.keys.iter_mut().zip(p.keys.iter()) {
                     *a |= *b;
@@ -964,6 +1083,103 @@ impl Node for Player {
         }
         self.observe(&p, now, ctx.rng());
     }
+}
+
+/// Instants after a meeting at which the player's clock is measured again, s (`hub_meeting`).
+pub const MEETING_OFFSETS_S: [f64; 3] = [1.0, 5.0, 10.0];
+
+/// One recorded interaction of a non-hub player with a partner (`hub_meeting` table).
+#[derive(Debug, Clone)]
+struct Meeting {
+    player: u32,
+    partner_hub: bool,
+    /// The player's first interaction with a partner of this kind.
+    first: bool,
+    /// Picked by the deterministic `meeting_sample_every` rule.
+    sampled: bool,
+    t_s: f64,
+    /// Clock entries (sparse, 3 pruned) just before and at each [`MEETING_OFFSETS_S`] after.
+    sizes: [[u32; PRUNED + 1]; MEETING_OFFSETS_S.len() + 1],
+    /// How many of `sizes` are filled.
+    filled: usize,
+}
+
+/// Meetings whose later measurements are still due.
+#[derive(Debug, Default)]
+struct Meetings {
+    /// Offsets in ticks.
+    offsets: Vec<u64>,
+    records: Vec<Meeting>,
+    /// Per offset: `(due tick, record)`, in the order meetings happened (so by due tick).
+    due: Vec<VecDeque<(u64, usize)>>,
+    /// Per player: already met a hub / a non-hub.
+    met: [Vec<bool>; 2],
+}
+
+impl Meetings {
+    fn new(n: usize, tick_ms: f64) -> Self {
+        Meetings {
+            offsets: MEETING_OFFSETS_S
+                .iter()
+                .map(|&o| ((o * 1000.0 / tick_ms).round() as u64).max(1))
+                .collect(),
+            records: Vec::new(),
+            due: vec![VecDeque::new(); MEETING_OFFSETS_S.len()],
+            met: [vec![false; n], vec![false; n]],
+        }
+    }
+
+    /// Record `player`'s interaction at tick `k` if it is a first or a sampled one.
+    fn meet(&mut self, player: &Player, partner_hub: bool, sampled: bool, k: u64, t_s: f64) {
+        let met = &mut self.met[usize::from(partner_hub)][player.id as usize];
+        let first = !*met;
+        *met = true;
+        if !first && !sampled {
+            return;
+        }
+        let r = self.records.len();
+        let mut sizes = [[0; PRUNED + 1]; MEETING_OFFSETS_S.len() + 1];
+        sizes[0] = player.sizes();
+        self.records.push(Meeting {
+            player: player.id,
+            partner_hub,
+            first,
+            sampled,
+            t_s,
+            sizes,
+            filled: 1,
+        });
+        for (q, &o) in self.due.iter_mut().zip(&self.offsets) {
+            q.push_back((k + o, r));
+        }
+    }
+
+    /// Take the measurements due at tick `k` (call after the simulation reached it).
+    fn measure(&mut self, k: u64, sim: &Simulation<Player>) {
+        for (o, q) in self.due.iter_mut().enumerate() {
+            while let Some(&(due, r)) = q.front() {
+                if due > k {
+                    break;
+                }
+                q.pop_front();
+                let m = &mut self.records[r];
+                m.sizes[o + 1] = sim.node(m.player).sizes();
+                m.filled = m.filled.max(o + 2);
+            }
+        }
+    }
+}
+
+/// Mean and p99 (nearest rank) of `v`.
+fn mean_p99(v: &mut [i64]) -> [f64; 2] {
+    if v.is_empty() {
+        return [f64::NAN; 2];
+    }
+    let n = v.len();
+    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+    let rank = ((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1;
+    let (_, p99, _) = v.select_nth_unstable(rank);
+    [mean, *p99 as f64]
 }
 
 /// A uniform grid over the world for radius queries.
@@ -1149,8 +1365,14 @@ impl Experiment for PrunedClocks {
         run_params(&p, job.spec(), job.seed)
     }
 
-    fn plots(&self, _s: &Scenario) -> Vec<PlotSpec> {
+    fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
         let mut out = Vec::new();
+        // The hub-meeting plot needs hub rows: some point with a hub and time to meet it.
+        let hub_rows = s.points.iter().any(|pt| {
+            parse_params::<Params>(&pt.spec).is_ok_and(|p| {
+                (p.hub_share * p.players as f64).round() >= 1.0 && p.duration_s >= 60.0
+            })
+        });
         for stat in ["mean", "p99", "max"] {
             out.push(
                 PlotSpec::new(
@@ -1194,6 +1416,25 @@ impl Experiment for PrunedClocks {
                 .with_aggregate(Aggregate::Mean)
                 .with_labels("variant", "share of messages"),
         );
+        if hub_rows {
+            out.push(
+                PlotSpec::new(
+                    "hub_meeting",
+                    "hub_meeting",
+                    PlotKind::Line,
+                    "offset_s",
+                    "entries_mean",
+                )
+                .with_title("Clock entries after a player's first interaction with a hub")
+                .with_series("variant")
+                .with_facet("setting")
+                .with_filter("partner", "hub")
+                .with_filter("meeting", "first")
+                .with_aggregate(Aggregate::Mean)
+                .with_labels("seconds after the interaction", "entries (mean)")
+                .with_log(false, true),
+            );
+        }
         for class in CLASS_NAMES {
             for reading in READING_NAMES {
                 out.push(
@@ -1315,7 +1556,6 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
             pair_p: p.pair_sample_prob,
         },
         scratch: RefCell::new(Vec::new()),
-        cache: RefCell::new(MaskCache::default()),
     });
     let words = n.div_ceil(64);
     let nodes: Vec<Player> = (0..n)
@@ -1325,6 +1565,7 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
             keys: vec![0; words],
             keys_full: false,
             keys_snapshot: None,
+            missing: None,
             gv: vec![0; slots],
             gv_players: n,
             recent: VecDeque::new(),
@@ -1364,10 +1605,12 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
     let mut buf: Vec<u32> = Vec::new();
     let mut receivers: Vec<u32> = Vec::new();
     let forget = p.tau_long_s.max(p.essential_tau_s) + 1.0;
+    let mut meetings = Meetings::new(n, p.tick_ms);
     for k in 1..=ticks {
         let now = SimTime(tick.as_nanos() * k);
         sim.run_until(now);
         let t_s = now.as_secs_f64();
+        meetings.measure(k, &sim);
         {
             let mut w = shared.world.borrow_mut();
             for (i, m) in movers.iter_mut().enumerate() {
@@ -1420,6 +1663,16 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
                 kind = Some(ActionKind::Plain);
             }
             let Some(kind) = kind else { continue };
+            if let ActionKind::Interaction { partner, .. } = kind {
+                // `hub_meeting`: the clock of each non-hub party, before the interaction.
+                let sampled =
+                    p.meeting_sample_every > 0 && interactions % p.meeting_sample_every == 0;
+                for (x, y) in [(s, partner as usize), (partner as usize, s)] {
+                    if !is_hub(x) {
+                        meetings.meet(sim.node(x as u32), is_hub(y), sampled, k, t_s);
+                    }
+                }
+            }
             let tracer = {
                 let mut w = shared.world.borrow_mut();
                 if let ActionKind::Interaction { partner, essential } = kind {
@@ -1587,6 +1840,74 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
         pairs.push(row![setting.clone(), *class, "concurrent", st.truth[c][1]]);
     }
 
+    let mut hub_meeting = Table::new(
+        "hub_meeting",
+        &[
+            "setting",
+            "partner",
+            "meeting",
+            "variant",
+            "offset_s",
+            "meetings",
+            "mean_time_s",
+            "entries_mean",
+            "entries_p99",
+            "delta_mean",
+            "delta_p99",
+        ],
+    );
+    let complete = MEETING_OFFSETS_S.len() + 1;
+    for (partner, hub) in [("hub", true), ("non_hub", false)] {
+        for meeting in ["first", "sampled"] {
+            let set: Vec<&Meeting> = meetings
+                .records
+                .iter()
+                .filter(|m| {
+                    m.filled == complete
+                        && m.partner_hub == hub
+                        && if meeting == "first" {
+                            m.first
+                        } else {
+                            m.sampled
+                        }
+                })
+                .collect();
+            if set.is_empty() {
+                continue;
+            }
+            let mean_t = set.iter().map(|m| m.t_s).sum::<f64>() / set.len() as f64;
+            for v in 0..=PRUNED {
+                for o in 0..complete {
+                    let offset = if o == 0 {
+                        0.0
+                    } else {
+                        MEETING_OFFSETS_S[o - 1]
+                    };
+                    let mut e: Vec<i64> = set.iter().map(|m| i64::from(m.sizes[o][v])).collect();
+                    let mut d: Vec<i64> = set
+                        .iter()
+                        .map(|m| i64::from(m.sizes[o][v]) - i64::from(m.sizes[0][v]))
+                        .collect();
+                    let [em, ep] = mean_p99(&mut e);
+                    let [dm, dp] = mean_p99(&mut d);
+                    hub_meeting.push(row![
+                        setting.clone(),
+                        partner,
+                        meeting,
+                        names[v + 1].clone(),
+                        offset,
+                        set.len() as u64,
+                        mean_t,
+                        em,
+                        ep,
+                        dm,
+                        dp
+                    ]);
+                }
+            }
+        }
+    }
+
     let mut summary = Table::new("summary", &["setting", "metric", "value"]);
     let mut put = |k: &str, v: f64| summary.push(row![setting.clone(), k, v]);
     put("players", n as f64);
@@ -1622,7 +1943,7 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
         );
     }
     drop(st);
-    Ok(vec![size, datagram, accuracy, pairs, summary])
+    Ok(vec![size, datagram, accuracy, pairs, summary, hub_meeting])
 }
 
 #[cfg(test)]
@@ -1654,46 +1975,97 @@ mod tests {
         }
     }
 
-    /// Random sorted clock over ids `0..40` with non-zero counters.
-    fn random_clock(rng: &mut SimRng) -> SparseClock<u32, u32> {
-        let len = rng.random_range(0..25);
-        (0..len)
-            .map(|_| (rng.random_range(0..40u32), rng.random_range(1..6u32)))
+    /// Random combined clock over ids `0..40`: each variant's counter is 0 (absent) or 1..5,
+    /// and every stored entry has a non-zero counter.
+    fn random_clock(rng: &mut SimRng) -> Vec<Entry> {
+        let density = rng.random::<f64>();
+        let mut out = Vec::new();
+        for id in 0..40u32 {
+            if rng.random::<f64>() >= density {
+                continue;
+            }
+            let c: [u32; PRUNED] = std::array::from_fn(|_| {
+                if rng.random::<f64>() < 0.3 {
+                    0
+                } else {
+                    rng.random_range(1..6u32)
+                }
+            });
+            if c != [0; PRUNED] {
+                out.push((id, c));
+            }
+        }
+        out
+    }
+
+    /// Variant `v` of a combined clock as a [`SparseClock`].
+    fn sparse(c: &[Entry], v: usize) -> SparseClock<u32, u32> {
+        variant(c, v).collect()
+    }
+
+    /// Random relevance mask per id `0..40`.
+    fn random_masks(rng: &mut SimRng) -> Vec<u8> {
+        (0..40)
+            .map(|_| rng.random_range(0..=ALL_VARIANTS as u32) as u8)
             .collect()
     }
 
     #[test]
     fn local_clock_ops_match_vclock() {
         let mut rng = sim_core::rng::stream_rng(5, 0, "clocks");
-        let mut out = Vec::new();
+        let mut buf = vec![(0, [0; PRUNED]); 80];
+        let mut seen = [0usize; 4];
         for _ in 0..3000 {
             let (a, b) = (random_clock(&mut rng), random_clock(&mut rng));
-            let sets: [Vec<u32>; 3] =
-                std::array::from_fn(|_| (0..40u32).filter(|_| rng.random::<f64>() < 0.6).collect());
-            let (p, q, r) = (&sets[0], &sets[1], &sets[2]);
-            let keep = |id: u32| p.contains(&id);
-            let mut want = a.clone();
-            want.merge_pruned(&b, &keep);
-            merge_pruned_into(a.as_slice(), b.as_slice(), keep, &mut out);
-            assert_eq!(out.as_slice(), want.as_slice());
-            let others = |id: u32| q.contains(&id) && r.contains(&id);
-            for reading in READINGS {
-                let want = a.compare_pruned(&b, reading, &keep, &others);
-                let got = match reading {
-                    Relevance::Comparer => compare_kept(a.as_slice(), b.as_slice(), keep),
-                    Relevance::Intersection => {
-                        compare_kept(a.as_slice(), b.as_slice(), |id| keep(id) && others(id))
-                    }
-                };
-                assert_eq!(got, want);
-            }
-            assert_eq!(encoded_len(a.as_slice()), a.encoded_len());
+            let masks: [Vec<u8>; 3] = std::array::from_fn(|_| random_masks(&mut rng));
+            let (p, q, r) = (&masks[0], &masks[1], &masks[2]);
+            let k = merge_masked(&a, &b, |id| p[id as usize], &mut buf);
+            let out = &buf[..k];
+            assert!(out.iter().all(|e| e.1 != [0; PRUNED]));
+            assert!(out.windows(2).all(|w| w[0].0 < w[1].0));
+            let observed = compare_masked(
+                &a,
+                &b,
+                |id| p[id as usize],
+                |id| q[id as usize],
+                |id| r[id as usize],
+            );
+            let (lens, bytes) = sizes(&a);
             let me = rng.random_range(0..40u32);
-            let mut x = a.clone();
-            x.tick(me);
-            let mut y = a.as_slice().to_vec();
-            tick_entries(&mut y, me);
-            assert_eq!(y.as_slice(), x.as_slice());
+            let mut ticked = a.clone();
+            tick_entries(&mut ticked, me);
+            for v in 0..PRUNED {
+                let bit = |m: &[u8], id: u32| m[id as usize] >> v & 1 != 0;
+                let keep = |id: u32| bit(p, id);
+                let others = |id: u32| bit(q, id) && bit(r, id);
+                let (sa, sb) = (sparse(&a, v), sparse(&b, v));
+                let mut want = sa.clone();
+                want.merge_pruned(&sb, &keep);
+                assert_eq!(sparse(out, v).as_slice(), want.as_slice());
+                for (k, reading) in READINGS.into_iter().enumerate() {
+                    let want = sa.compare_pruned(&sb, reading, &keep, &others);
+                    assert_eq!(observed[v][k], want, "variant {v}, reading {k}");
+                    seen[outcome_of(want)] += 1;
+                }
+                assert_eq!(lens[v] as usize, sa.len());
+                assert_eq!(bytes[v], sa.encoded_len());
+                let mut x = sa.clone();
+                x.tick(me);
+                assert_eq!(sparse(&ticked, v).as_slice(), x.as_slice());
+            }
+        }
+        assert!(
+            seen.iter().all(|&k| k > 100),
+            "every order exercised: {seen:?}"
+        );
+    }
+
+    fn outcome_of(o: ClockOrder) -> usize {
+        match o {
+            ClockOrder::Before => 0,
+            ClockOrder::After => 1,
+            ClockOrder::Equal => 2,
+            ClockOrder::Concurrent => 3,
         }
     }
 
@@ -1726,17 +2098,21 @@ mod tests {
             }
         }
         let now = SimTime::from_secs_f64(40.0);
-        let mut cache = MaskCache::default();
         let (mut aoi, mut tau) = (0, 0);
+
         for p in 0..n as u32 {
             let obs = w.observer(p, now);
-            cache.next(n);
+            let (mut scan, mut sparse_scan) = (obs.scan(), obs.scan());
             for id in 0..n as u32 {
-                let m = cache.get(&obs, id);
+                let m = obs.mask(id);
+                assert_eq!(scan.mask(id), m, "p={p} id={id}");
                 for v in 0..PRUNED {
                     let want = w.relevant(v, p, id, now);
-                    assert_eq!(obs.relevant(v, id), want, "p={p} id={id} v={v}");
                     assert_eq!(m >> v & 1 == 1, want, "p={p} id={id} v={v}");
+                }
+                if rng.random::<f64>() < 0.3 {
+                    // A scan that skips ids (as a merge does) agrees too.
+                    assert_eq!(sparse_scan.mask(id), m, "p={p} id={id} (sparse scan)");
                 }
                 aoi += usize::from(id != p && w.in_aoi(p, id));
                 tau += usize::from(!w.in_aoi(p, id) && w.relevant(1, p, id, now));

@@ -31,6 +31,15 @@ verify_exact = true
 "params.hub_share" = [0.0, 0.1]
 "#;
 
+const TABLES: [&str; 6] = [
+    "size",
+    "datagram",
+    "accuracy",
+    "pairs",
+    "summary",
+    "hub_meeting",
+];
+
 fn tmp_dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("mmvesim-pc-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -75,7 +84,7 @@ fn num(r: &BTreeMap<String, String>, k: &str) -> f64 {
 fn tiny_world_tables_are_consistent_and_deterministic() {
     let a = tmp_dir("a");
     run_tiny(&a);
-    for t in ["size", "datagram", "accuracy", "pairs", "summary"] {
+    for t in TABLES {
         assert!(a.join(format!("{t}.csv")).exists(), "{t}.csv missing");
     }
 
@@ -180,6 +189,59 @@ fn tiny_world_tables_are_consistent_and_deterministic() {
         );
     }
 
+    // Hub meetings: each group measures the same meetings at every offset; the sparse key set
+    // never shrinks; no pruned clock holds an id the sparse one lacks.
+    let hm = read(&a, "hub_meeting");
+    let mut groups: BTreeMap<Vec<String>, Vec<&BTreeMap<String, String>>> = BTreeMap::new();
+    for r in &hm {
+        let key = ["setting", "partner", "meeting"]
+            .map(|k| r[k].clone())
+            .to_vec();
+        groups.entry(key).or_default().push(r);
+    }
+    for setting in ["N=60 hubs=0%", "N=60 hubs=10%"] {
+        for meeting in ["first", "sampled"] {
+            let key = [setting, "non_hub", meeting].map(String::from).to_vec();
+            assert!(groups.contains_key(&key), "{key:?} missing");
+        }
+    }
+    for meeting in ["first", "sampled"] {
+        let key = ["N=60 hubs=10%", "hub", meeting].map(String::from).to_vec();
+        assert!(groups.contains_key(&key), "{key:?} missing");
+    }
+    assert!(
+        !groups
+            .keys()
+            .any(|k| k[0] == "N=60 hubs=0%" && k[1] == "hub")
+    );
+    for (k, rows) in &groups {
+        assert_eq!(rows.len(), 4 * 4, "{k:?}: 4 variants × 4 offsets");
+        let m = num(rows[0], "meetings");
+        assert!(m > 0.0, "{k:?}");
+        let mut at: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
+        for r in rows {
+            assert_eq!(num(r, "meetings"), m, "{k:?}");
+            let (e, d) = (num(r, "entries_mean"), num(r, "delta_mean"));
+            assert!((0.0..=60.0).contains(&e), "{r:?}");
+            if r["offset_s"] == "0" {
+                assert_eq!((d, num(r, "delta_p99")), (0.0, 0.0), "{r:?}");
+            }
+            at.insert((r["variant"].clone(), r["offset_s"].clone()), (e, d));
+        }
+        let mut prev = -1.0;
+        for o in ["0", "1", "5", "10"] {
+            let (e, d) = at[&("sparse".to_string(), o.to_string())];
+            assert!(e >= prev && d >= 0.0, "{k:?}: sparse shrank at {o} s");
+            prev = e;
+            for v in ["pruned_aoi", "pruned_aoi_or_5s", "pruned_aoi_or_30s"] {
+                assert!(
+                    at[&(v.to_string(), o.to_string())].0 <= e + 1e-9,
+                    "{k:?} {v} {o}"
+                );
+            }
+        }
+    }
+
     // Datagram shares are in [0, 1]; the full clock of 60 × 4 B fits.
     for r in read(&a, "datagram") {
         let s = num(&r, "share");
@@ -192,7 +254,7 @@ fn tiny_world_tables_are_consistent_and_deterministic() {
     // Determinism: a second run writes byte-identical CSVs.
     let b = tmp_dir("b");
     run_tiny(&b);
-    for t in ["size", "datagram", "accuracy", "pairs", "summary"] {
+    for t in TABLES {
         let f = format!("{t}.csv");
         assert_eq!(
             std::fs::read(a.join(&f)).expect("a"),
