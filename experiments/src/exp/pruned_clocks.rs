@@ -660,7 +660,7 @@ fn tick_entries(c: &mut Vec<Entry>, me: u32) {
 }
 
 /// Per variant: the number of entries and [`SparseClock::encoded_len`] (varint wire size).
-fn sizes(c: &[Entry]) -> ([u32; PRUNED], [usize; PRUNED]) {
+fn variant_sizes(c: &[Entry]) -> ([u32; PRUNED], [usize; PRUNED]) {
     let mut lens = [0u32; PRUNED];
     let mut bytes = [0usize; PRUNED];
     let mut prev = [0u64; PRUNED];
@@ -679,6 +679,13 @@ fn sizes(c: &[Entry]) -> ([u32; PRUNED], [usize; PRUNED]) {
         bytes[v] += vclock::wire::varint_len(u64::from(lens[v]));
     }
     (lens, bytes)
+}
+
+/// Entries per variant in table order: the sparse clock's, then the pruned ones'.
+fn entry_counts(sparse: u32, pruned: [u32; PRUNED]) -> [u32; PRUNED + 1] {
+    let mut out = [sparse; PRUNED + 1];
+    out[1..].copy_from_slice(&pruned);
+    out
 }
 
 /// Counters and per-bucket samples (filled by the nodes).
@@ -816,14 +823,7 @@ impl Player {
 
     /// Entries of the player's clocks now: sparse (key-set size), `pruned_aoi`, short τ, long τ.
     fn sizes(&self) -> [u32; PRUNED + 1] {
-        let mut out = [0u32; PRUNED + 1];
-        out[0] = self.key_count();
-        for e in &self.clocks {
-            for v in 0..PRUNED {
-                out[v + 1] += u32::from(e.1[v] > 0);
-            }
-        }
-        out
+        entry_counts(self.key_count(), variant_sizes(&self.clocks).0)
     }
 
     /// Pair the new event `e2` (received or own) with the buffered tracers, then buffer it
@@ -965,7 +965,7 @@ impl Player {
         if let Some((slot, gen_)) = tracer {
             self.gv[slot as usize] = gen_;
         }
-        let (pruned_lens, varint) = sizes(&self.clocks);
+        let (pruned_lens, varint) = variant_sizes(&self.clocks);
         let sparse = self.key_count();
         self.keys_full = sparse as usize == self.gv_players;
         if self.keys_full {
@@ -1003,9 +1003,7 @@ impl Player {
             if let Some(x) = &self.exact {
                 st.size_mismatches += u64::from(x.len() != sparse as usize);
             }
-            let mut lens = [sparse; PRUNED + 1];
-            lens[1..].copy_from_slice(&pruned_lens);
-            for (v, &len) in lens.iter().enumerate() {
+            for (v, &len) in entry_counts(sparse, pruned_lens).iter().enumerate() {
                 st.entries[v].push(len);
                 st.max_entries[v] = st.max_entries[v].max(u64::from(len));
                 if len as usize * vclock::FIXED_WIDTH_ENTRY_BYTES > UDP_MAX_PAYLOAD {
@@ -2030,7 +2028,7 @@ mod tests {
                 |id| q[id as usize],
                 |id| r[id as usize],
             );
-            let (lens, bytes) = sizes(&a);
+            let (lens, bytes) = variant_sizes(&a);
             let me = rng.random_range(0..40u32);
             let mut ticked = a.clone();
             tick_entries(&mut ticked, me);
