@@ -3,9 +3,10 @@
 //! simulated minutes, each sample a measured round trip with exponential jitter (mean 1 ms).
 //! The counter is engine events (timer + probe + reply per sample), so divan reports events/s.
 
-use experiments::exp::coresel::sim::{VivaldiRun, random_neighbours, run_vivaldi};
-use experiments::scenario::Scenario;
-use experiments::spec::BuiltTopology;
+use experiments::environment::BuiltTopology;
+use experiments::exp::core_selection::CoreEstimation;
+use experiments::nodes::{VivaldiRun, random_neighbours, run_vivaldi};
+use experiments::scenario::{self, Scenario};
 use netcoord::VivaldiConfig;
 use std::path::Path;
 
@@ -13,7 +14,10 @@ fn main() {
     divan::main();
 }
 
-fn setup() -> (Scenario, BuiltTopology) {
+fn setup() -> (
+    Scenario<<CoreEstimation as experiments::experiment::Experiment>::Params>,
+    BuiltTopology,
+) {
     let text = format!(
         r#"experiment = "core-estimation"
 [topology]
@@ -25,9 +29,14 @@ jitter_ms = {{ dist = "exponential", mean = 1.0 }}
 "#,
         env!("CARGO_MANIFEST_DIR")
     );
-    let s = Scenario::parse(Path::new("bench.toml"), &text).expect("valid");
+    let s = scenario::parse(
+        Path::new("bench.toml"),
+        &text,
+        &experiments::experiment::schema(&CoreEstimation),
+    )
+    .expect("valid");
     let topo = s.points[0]
-        .spec
+        .settings
         .topology
         .as_ref()
         .expect("topology")
@@ -39,7 +48,7 @@ jitter_ms = {{ dist = "exponential", mean = 1.0 }}
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn vivaldi_planetlab490_10min_high_rate(bencher: divan::Bencher<'_, '_>) {
     let (s, topo) = setup();
-    let spec = &s.points[0].spec;
+    let spec = &s.points[0].settings;
     let n = topo.n;
     let hosts: Vec<usize> = (0..n).collect();
     let neigh = random_neighbours(n, 12, |_, _| true, 1);

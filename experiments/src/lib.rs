@@ -5,18 +5,28 @@
 //! reproduce the papers' figures:
 //!
 //! * [`scenario`] turns a TOML file into a validated [`scenario::Scenario`] in one step
-//!   (`RawScenario` exactly as written → every sweep point checked, units resolved),
-//!   with errors naming file, line, column and key;
-//! * [`spec`] holds the shared `[topology]`, `[network]` and `[churn]` tables and
-//!   builds topologies and engine networks from them;
-//! * [`exp`] is the registry of experiments (the node logic adapters live there);
+//!   (`RawScenario` exactly as written → every sweep point checked, units resolved,
+//!   `[params]` deserialized into the experiment's typed parameters), with errors naming
+//!   file, line, column and key; it knows experiments only through a trait, so it is a
+//!   leaf;
+//! * [`experiment`] is the contract every experiment implements and the [`experiment::Registry`];
+//! * [`environment`] builds a job's topology, network, churn and engine configuration
+//!   from the validated settings, the same way for every experiment;
+//! * [`exp`] holds the experiments this crate ships (the adapters that turn algorithm
+//!   crates into node logic), [`nodes`] the node logic several of them share;
 //! * [`runner`] runs jobs in parallel, resumably and in shards, and merges them into
-//!   tidy CSVs, a manifest and plots, all written atomically;
-//! * [`plot`] draws SVG and PNG figures from tidy CSVs.
+//!   tidy CSVs, a manifest and plots; [`output`] writes every file atomically;
+//! * [`plot`] draws SVG and PNG figures from tidy CSVs; [`table`] is the tidy table.
+//!
+//! This crate is an application: its functions report errors with `anyhow`, with
+//! context on each layer, and the binary prints them.
 
+pub mod environment;
 pub mod exp;
+pub mod experiment;
+pub mod nodes;
+pub mod output;
 pub mod plot;
 pub mod runner;
 pub mod scenario;
-pub mod spec;
 pub mod table;

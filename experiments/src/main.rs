@@ -4,8 +4,8 @@
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use experiments::exp;
-use experiments::runner::{self, RunOptions, Shard};
-use experiments::scenario::Scenario;
+use experiments::experiment::{Loaded, Registry};
+use experiments::runner::{self, Manifest, RunOptions, Shard};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -24,6 +24,15 @@ enum Cmd {
         /// Folder of scenario files.
         #[arg(long, default_value = "scenarios")]
         dir: PathBuf,
+    },
+    /// Print an experiment's parameters: every `[params]` key with its type, default,
+    /// allowed range and meaning, and which shared tables it reads.
+    Describe {
+        /// Experiment name (default: all).
+        experiment: Option<String>,
+        /// Print Markdown tables (as in scenarios/README.md).
+        #[arg(long)]
+        markdown: bool,
     },
     /// Check scenario files without running them.
     Validate {
@@ -44,6 +53,9 @@ enum Cmd {
         /// Do not draw plots.
         #[arg(long)]
         no_plots: bool,
+        /// Clear the output folder if it holds another scenario's results.
+        #[arg(long)]
+        clean: bool,
     },
     /// Like `run`, optionally one shard of the jobs (for cluster job arrays).
     Sweep {
@@ -61,6 +73,9 @@ enum Cmd {
         /// Do not draw plots.
         #[arg(long)]
         no_plots: bool,
+        /// Clear the output folder if it holds another scenario's results.
+        #[arg(long)]
+        clean: bool,
     },
     /// Merge the finished jobs of shard folders into one result (tables, manifest, plots).
     Merge {
@@ -70,11 +85,12 @@ enum Cmd {
         /// Output folder (default: the first folder).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The scenario file (for plots and the manifest; default: from the manifest).
+        /// The scenario file (default: the manifest the shard runs wrote).
         #[arg(long)]
         scenario: Option<PathBuf>,
     },
-    /// Redraw the plots of a results folder.
+    /// Redraw the plots of a results folder (from its manifest; the scenario file is
+    /// not needed).
     Plot {
         /// Results folder (with manifest.json).
         dir: PathBuf,
@@ -188,11 +204,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(file: &Path) -> Result<Scenario> {
-    Scenario::load(file).map_err(|e| anyhow::anyhow!("{e}"))
+fn load(registry: &Registry, file: &Path) -> Result<Box<dyn Loaded>> {
+    registry.load(file).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    if !dir.is_dir() {
+        bail!("{}: not a folder of scenario files", dir.display());
+    }
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -202,10 +221,13 @@ fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(v)
 }
 
-fn report(s: &Scenario, sum: &runner::RunSummary) {
+fn report(s: &dyn Loaded, sum: &runner::RunSummary) {
     println!(
         "{}: {} job(s) run, {} already done, {:.2} s wall",
-        s.name, sum.ran, sum.skipped, sum.wall_s
+        s.meta().name,
+        sum.ran,
+        sum.skipped,
+        sum.wall_s
     );
     if sum.complete {
         for w in &sum.written {
@@ -213,47 +235,121 @@ fn report(s: &Scenario, sum: &runner::RunSummary) {
         }
     } else {
         println!(
-            "  shard finished; when every shard is done: mmvesim merge {} ...",
+            "  shard finished; when every shard is done: mmvesim merge {} ... --out DIR",
             sum.out.display()
         );
     }
 }
 
+/// Print rows of cells with every column but the last padded to its widest cell.
+fn print_aligned(rows: &[Vec<String>]) {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for r in rows {
+        let mut line = String::from("  ");
+        for (c, cell) in r.iter().enumerate() {
+            if c + 1 < r.len() {
+                line.push_str(&format!("{cell:<w$}  ", w = widths[c]));
+            } else {
+                line.push_str(cell);
+            }
+        }
+        println!("{}", line.trim_end());
+    }
+}
+
+fn describe(registry: &Registry, name: Option<&str>, markdown: bool) -> Result<()> {
+    let list: Vec<_> = match name {
+        Some(n) => vec![registry.find(n).with_context(|| {
+            let names: Vec<&str> = registry.iter().map(|e| e.name()).collect();
+            format!("unknown experiment `{n}`; registered: {}", names.join(", "))
+        })?],
+        None => registry.iter().collect(),
+    };
+    for (i, e) in list.iter().enumerate() {
+        if markdown {
+            print!("{}", experiments::experiment::describe_markdown(*e));
+            continue;
+        }
+        if i > 0 {
+            println!();
+        }
+        println!("{}: {}", e.name(), e.about());
+        println!("tables: {}", e.tables().summary());
+        let docs = e.describe();
+        if docs.is_empty() {
+            println!("[params]: none");
+            continue;
+        }
+        println!("[params]:");
+        let mut rows = vec![vec![
+            "key".to_owned(),
+            "type".to_owned(),
+            "default".to_owned(),
+            "allowed".to_owned(),
+            "meaning".to_owned(),
+        ]];
+        for d in docs {
+            rows.push(vec![d.key, d.kind, d.default, d.range, d.doc]);
+        }
+        print_aligned(&rows);
+    }
+    Ok(())
+}
+
 fn real_main(cli: Cli) -> Result<()> {
+    let registry = exp::registry();
     match cli.cmd {
         Cmd::List { dir } => {
             println!("experiments:");
-            for e in exp::registry() {
-                println!("  {:<22} {}", e.name(), e.about());
-            }
-            if dir.is_dir() {
-                println!("scenarios in {}:", dir.display());
-                for f in scenario_files(&dir)? {
-                    match Scenario::load(&f) {
-                        Ok(s) => println!(
-                            "  {:<34} {:<20} {} point(s) × {} rep(s)  {}",
-                            f.display(),
-                            s.experiment,
-                            s.points.len(),
-                            s.repetitions,
-                            s.reproduces
+            let rows: Vec<Vec<String>> = registry
+                .iter()
+                .map(|e| vec![e.name().to_owned(), e.about().to_owned()])
+                .collect();
+            print_aligned(&rows);
+            let files = scenario_files(&dir)?;
+            println!("scenarios in {}:", dir.display());
+            let rows: Vec<Vec<String>> = files
+                .iter()
+                .map(|f| match registry.load(f) {
+                    Ok(s) => vec![
+                        f.display().to_string(),
+                        s.meta().experiment.clone(),
+                        format!(
+                            "{} point(s) × {} rep(s)",
+                            s.point_count(),
+                            s.meta().repetitions
                         ),
-                        Err(e) => println!("  {:<34} INVALID: {e}", f.display()),
-                    }
-                }
-            }
+                        s.meta().reproduces.clone(),
+                    ],
+                    Err(e) => vec![f.display().to_string(), format!("INVALID: {e}")],
+                })
+                .collect();
+            print_aligned(&rows);
         }
+        Cmd::Describe {
+            experiment,
+            markdown,
+        } => describe(&registry, experiment.as_deref(), markdown)?,
         Cmd::Validate { files } => {
             let mut bad = 0;
             for f in &files {
-                match Scenario::load(f) {
+                match registry.load(f) {
                     Ok(s) => println!(
                         "{}: ok ({} `{}`, {} point(s) × {} repetition(s))",
                         f.display(),
-                        s.name,
-                        s.experiment,
-                        s.points.len(),
-                        s.repetitions
+                        s.meta().name,
+                        s.meta().experiment,
+                        s.point_count(),
+                        s.meta().repetitions
                     ),
                     Err(e) => {
                         eprintln!("{e}");
@@ -270,71 +366,100 @@ fn real_main(cli: Cli) -> Result<()> {
             out,
             jobs,
             no_plots,
-        } => run_file(&file, out, jobs, None, no_plots)?,
+            clean,
+        } => run_file(&registry, &file, out, jobs, None, no_plots, clean)?,
         Cmd::Sweep {
             file,
             jobs,
             shard,
             out,
             no_plots,
-        } => run_file(&file, out, jobs, shard, no_plots)?,
+            clean,
+        } => run_file(&registry, &file, out, jobs, shard, no_plots, clean)?,
         Cmd::Merge {
             dirs,
             out,
             scenario,
         } => {
             let out = out.unwrap_or_else(|| dirs[0].clone());
-            let scenario_file = match scenario {
-                Some(f) => Some(f),
-                None => manifest_field(&dirs, "file").map(PathBuf::from),
+            let manifest = match scenario {
+                Some(f) => Manifest::of(&*load(&registry, &f)?),
+                None => dirs
+                    .iter()
+                    .find_map(|d| Manifest::read(d).ok())
+                    .with_context(|| {
+                        format!(
+                            "none of {} has a manifest.json; pass --scenario FILE",
+                            dirs.iter()
+                                .map(|d| d.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    })?,
             };
-            let s = scenario_file.as_deref().map(load).transpose()?;
-            let exp_name = match &s {
-                Some(s) => s.experiment.clone(),
-                None => manifest_field(&dirs, "experiment")
-                    .context("no manifest.json and no --scenario: cannot tell the experiment")?,
-            };
-            let e =
-                exp::find(&exp_name).with_context(|| format!("unknown experiment {exp_name}"))?;
-            let written = runner::merge_into(&dirs, &out, s.as_ref(), e, true, 0.0)?;
+            let mut manifest = manifest;
+            manifest.merged_from = dirs.iter().map(|d| d.display().to_string()).collect();
+            let _lock = runner::FolderLock::acquire(&out)?;
+            let written = runner::merge_into(&dirs, &out, manifest, false, true)?;
             for w in written {
                 println!("wrote {}", w.display());
             }
         }
         Cmd::Plot { dir } => {
-            let file = manifest_field(std::slice::from_ref(&dir), "file")
-                .context("no manifest.json with a scenario file in that folder")?;
-            let s = load(Path::new(&file))?;
-            let e = exp::find(&s.experiment).context("unknown experiment")?;
-            for w in experiments::plot::render_all(&dir, &e.plots(&s))? {
+            let m = Manifest::read(&dir)?;
+            for w in experiments::plot::render_all(&dir, &m.plots)? {
                 println!("wrote {}", w.display());
             }
         }
         Cmd::Topo { cmd } => topo(cmd)?,
         Cmd::Spd { cmd } => spd_cmd(cmd)?,
         Cmd::Reproduce { dir, jobs, only } => {
-            let files = scenario_files(&dir)?;
-            let mut failed = Vec::new();
-            for f in files {
-                if let Some(o) = &only
-                    && !f.to_string_lossy().contains(o.as_str())
-                {
-                    continue;
+            let files: Vec<PathBuf> = scenario_files(&dir)?
+                .into_iter()
+                .filter(|f| {
+                    only.as_ref()
+                        .is_none_or(|o| f.to_string_lossy().contains(o.as_str()))
+                })
+                .collect();
+            if files.is_empty() {
+                bail!(
+                    "no scenario file in {}{}",
+                    dir.display(),
+                    only.as_ref()
+                        .map(|o| format!(" matches `{o}`"))
+                        .unwrap_or_default()
+                );
+            }
+            // Check every file before the first job runs.
+            let mut loaded = Vec::new();
+            let mut invalid = 0;
+            for f in &files {
+                match registry.load(f) {
+                    Ok(s) => loaded.push(s),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        invalid += 1;
+                    }
                 }
-                let r = load(&f).and_then(|s| {
-                    let sum = runner::run(
-                        &s,
-                        &RunOptions {
-                            jobs,
-                            ..Default::default()
-                        },
-                    )?;
-                    report(&s, &sum);
-                    Ok(())
-                });
-                if let Err(e) = r {
-                    eprintln!("{}: {e:#}", f.display());
-                    failed.push(f);
+            }
+            if invalid > 0 {
+                bail!("{invalid} scenario file(s) invalid; nothing was run");
+            }
+            let mut failed = Vec::new();
+            for (f, s) in files.iter().zip(&loaded) {
+                let r = runner::run(
+                    &**s,
+                    &RunOptions {
+                        jobs,
+                        ..Default::default()
+                    },
+                );
+                match r {
+                    Ok(sum) => report(&**s, &sum),
+                    Err(e) => {
+                        eprintln!("{}: {e:#}", f.display());
+                        failed.push(f);
+                    }
                 }
             }
             if !failed.is_empty() {
@@ -347,40 +472,35 @@ fn real_main(cli: Cli) -> Result<()> {
 
 /// `run` and `sweep`: load, run (a shard of) the jobs, report.
 fn run_file(
+    registry: &Registry,
     file: &Path,
     out: Option<PathBuf>,
     jobs: Option<usize>,
     shard: Option<Shard>,
     no_plots: bool,
+    clean: bool,
 ) -> Result<()> {
-    let s = load(file)?;
+    let s = load(registry, file)?;
     let sum = runner::run(
-        &s,
+        &*s,
         &RunOptions {
             out,
             jobs,
             shard,
             no_plots,
             quiet: false,
+            clean,
         },
     )?;
-    report(&s, &sum);
+    report(&*s, &sum);
     Ok(())
-}
-
-fn manifest_field(dirs: &[PathBuf], key: &str) -> Option<String> {
-    dirs.iter().find_map(|d| {
-        let b = std::fs::read(d.join("manifest.json")).ok()?;
-        let v: serde_json::Value = serde_json::from_slice(&b).ok()?;
-        v.get(key)?.as_str().map(str::to_owned)
-    })
 }
 
 fn spd_cmd(cmd: SpdCmd) -> Result<()> {
     match cmd {
         SpdCmd::Solve { instance, algo, mu } => {
             let algo: spd::Algo = algo.parse().map_err(|e| anyhow::anyhow!("--algo: {e}"))?;
-            let inst = exp::spd::load_instance(&instance)?;
+            let inst = exp::server_network::load_instance(&instance)?;
             let report = spd::solve(&inst, algo, mu)
                 .map_err(|e| anyhow::anyhow!("{}: {algo}: {e}", instance.display()))?;
             println!("{}", report.to_json());
@@ -448,7 +568,7 @@ fn topo(cmd: TopoCmd) -> Result<()> {
                 )?,
                 other => bail!("unknown model `{other}` (waxman or ba)"),
             };
-            runner::write_atomic(&out, to_brite_string(&t).as_bytes())?;
+            experiments::output::write_atomic(&out, to_brite_string(&t).as_bytes())?;
             println!(
                 "wrote {} ({} nodes, {} edges)",
                 out.display(),

@@ -26,12 +26,15 @@ use crate::Latency;
 
 /// What a "center" minimises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
 pub enum CenterObjective {
     /// `Σ_z d(v, z)` — the graph median, as the core-selection paper defines both centers (default).
     #[default]
+    #[serde(alias = "min_sum")]
     MinSum,
     /// `max_z d(v, z)` — min–max eccentricity, the classic CBT topology/group center.
+    #[serde(alias = "min_max")]
     MinMax,
 }
 

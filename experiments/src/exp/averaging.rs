@@ -11,46 +11,45 @@
 //! Table `cycles`: mean and variance of the values after every cycle (the variance
 //! falls geometrically, the mean stays put: the protocol's correctness check).
 
-use super::{Experiment, Job, parse_params};
+use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
-use crate::scenario::{KeyError, Scenario, Spec, in_range};
+use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
 use rand::RngExt;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use sim_core::{
     ConstantLatency, Ctx, Message, Network, Node, NodeId, SimConfig, SimTime, Simulation,
 };
 
 /// `[params]` of `averaging`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Number of nodes (default 10,000).
-    #[serde(default = "d_nodes")]
+    /// Number of nodes.
+    #[schemars(range(min = 2, max = 100_000_000))]
     pub nodes: usize,
-    /// Out-links per node (default 20, at most [`MAX_DEGREE`]).
-    #[serde(default = "d_degree")]
+    /// Out-links per node (at most 32, the inline link array, and at most `nodes − 1`).
+    #[schemars(range(min = 1, max = 32))]
     pub degree: usize,
-    /// Cycles to simulate (default 100).
-    #[serde(default = "d_cycles")]
+    /// Cycles to simulate.
+    #[schemars(range(min = 1, max = 1_000_000))]
     pub cycles: u32,
-    /// Cycle length, ms (default 1000).
-    #[serde(default = "d_cycle_ms")]
+    /// Cycle length, ms.
+    #[schemars(range(min = 0.001, max = 1e9))]
     pub cycle_ms: f64,
 }
 
-fn d_nodes() -> usize {
-    10_000
-}
-fn d_degree() -> usize {
-    20
-}
-fn d_cycles() -> u32 {
-    100
-}
-fn d_cycle_ms() -> f64 {
-    1000.0
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            nodes: 10_000,
+            degree: 20,
+            cycles: 100,
+            cycle_ms: 1000.0,
+        }
+    }
 }
 
 /// Push or reply, carrying a value.
@@ -145,41 +144,38 @@ pub fn build_nodes(p: &Params, seed: u64) -> impl Iterator<Item = AvgNode> + '_ 
 }
 
 impl Experiment for Averaging {
-    fn name(&self) -> &'static str {
-        "averaging"
-    }
-    fn about(&self) -> &'static str {
-        "PeerSim's event-driven push-pull averaging example (engine comparison with PeerSim 1.0.5)"
-    }
-    fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
-        let p: Params = parse_params(spec)?;
-        in_range("params.nodes", p.nodes as f64, 2.0, 1e8)?;
+    type Params = Params;
+    const NAME: &'static str = "averaging";
+    const ABOUT: &'static str =
+        "PeerSim's event-driven push-pull averaging example (engine comparison with PeerSim 1.0.5)";
+    /// PeerSim's example has no topology and no churn; `[network]` may add delay,
+    /// jitter or loss to the zero-delay links.
+    const TABLES: Tables = Tables {
+        topology: Use::Unused,
+        network: Use::Optional,
+        churn: Use::Unused,
+    };
+
+    fn check(&self, p: &Params, _settings: &Settings) -> Result<(), KeyError> {
         in_range(
             "params.degree",
             p.degree as f64,
             1.0,
             (p.nodes - 1).min(MAX_DEGREE) as f64,
         )?;
-        in_range("params.cycles", p.cycles as f64, 1.0, 1e6)?;
-        in_range("params.cycle_ms", p.cycle_ms, 1e-3, 1e9)?;
-        if spec.topology.is_some() || spec.churn.is_active() {
-            return Err(KeyError::new(
-                "topology",
-                "averaging replays PeerSim's example: no topology, no churn (zero delay)",
-            ));
-        }
         Ok(())
     }
 
-    fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
-        let p: Params = job.params()?;
+    fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
+        let p = job.params();
+        let network = &job.settings().network;
         let mut cfg = SimConfig::new(job.seed);
-        cfg.per_node_stats = false;
+        cfg.per_node_stats = network.per_node_stats.unwrap_or(false);
         let net = Network::new(
-            ConstantLatency(SimTime::from_millis_f64(job.spec().network.constant_ms)),
-            job.spec().network.build(None)?.config().clone(),
+            ConstantLatency(SimTime::from_millis_f64(network.constant_ms)),
+            network.build(None)?.config().clone(),
         );
-        let mut sim = Simulation::new(build_nodes(&p, job.seed), net, cfg);
+        let mut sim = Simulation::new(build_nodes(p, job.seed), net, cfg);
         let cycle = SimTime::from_millis_f64(p.cycle_ms);
         let mut table = Table::new("cycles", &["cycle", "mean", "variance", "events"]);
         // One strided pass over the node records (at a million nodes, a scan of ~200 MB)
@@ -200,17 +196,19 @@ impl Experiment for Averaging {
             sim.run_until(SimTime(cycle.as_nanos() * c as u64 - 1));
             let (m, v) = stats(&sim);
             table.push(row![c, m, v, sim.events_processed()]);
+            job.progress
+                .report(c as f64 / p.cycles as f64, sim.events_processed());
         }
         Ok(vec![table])
     }
 
-    fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
         let p = PlotSpec::new("variance", "cycles", PlotKind::Line, "cycle", "variance")
             .with_title("Push-pull averaging: variance of the estimates")
             .with_aggregate(Aggregate::Mean)
             .with_labels("cycle", "variance")
             .with_log(false, true);
-        vec![match s.axes.iter().find(|a| a.key == "params.nodes") {
+        vec![match s.meta.axes.iter().find(|a| a.key == "params.nodes") {
             Some(a) => p.with_series(a.key.clone()),
             None => p,
         }]

@@ -78,14 +78,15 @@
 //! the end are left out. Merge/compare cost per operation is measured by the divan bench
 //! `algorithms/vclock/benches/vclock.rs`, not here: the CSVs stay deterministic.
 
-use super::{Experiment, Job, parse_params};
+use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
-use crate::scenario::{KeyError, Scenario, Spec, in_range, positive};
-use crate::spec::LatencyKind;
+use crate::scenario::tables::LatencyKind;
+use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
 use rand::RngExt;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use sim_core::{Ctx, Message, Node, NodeId, SimConfig, SimRng, SimTime, Simulation};
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -94,190 +95,142 @@ use std::rc::Rc;
 use vclock::Relevance;
 use vclock::{ClockOrder, OrderingFidelity, SparseClock, UDP_MAX_PAYLOAD};
 
-/// `[params]` of `pruned-clocks` (defaults follow notes §5.4 where it gives a value).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `[params]` of `pruned-clocks` (the defaults are the proposed experiment's values where
+/// it gives one; see docs/methods/pruned-clocks.md).
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Number of players N (default 1000).
-    #[serde(default = "d_players")]
+    /// Number of players N.
+    #[schemars(range(min = 2, max = 1_000_000))]
     pub players: usize,
-    /// Share of hub players h (default 0).
-    #[serde(default)]
+    /// Share of hub players h.
+    #[schemars(range(min = 0, max = 1))]
     pub hub_share: f64,
-    /// Simulated duration, s (default 1800 = 30 min).
-    #[serde(default = "d_duration")]
+    /// Simulated duration, s (1800 = 30 min).
+    #[schemars(range(min = 0.1, max = 1e6))]
     pub duration_s: f64,
-    /// Tick, ms (default 100).
-    #[serde(default = "d_tick")]
+    /// Tick, ms.
+    #[schemars(range(min = 1, max = 1e5))]
     pub tick_ms: f64,
-    /// World side (default 1000 units).
-    #[serde(default = "d_side")]
+    /// World side (units).
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub world_side: f64,
     /// Scale the world side by `sqrt(players / reference_players)` so the player density
-    /// (and thus AOI population) is the same at every N (default true; notes §5.4 keeps the
-    /// 1000 × 1000 world fixed, i.e. `false`).
-    #[serde(default = "d_true")]
+    /// (and thus AOI population) is the same at every N (false keeps the world fixed at
+    /// `world_side`, as the proposed experiment does).
     pub scale_world: bool,
-    /// Players at which the world side is `world_side` when scaling (default 1000).
-    #[serde(default = "d_ref")]
+    /// Players at which the world side is `world_side` when scaling.
+    #[schemars(range(min = 1, max = 1_000_000_000))]
     pub reference_players: usize,
-    /// AOI radius r (default 50).
-    #[serde(default = "d_aoi")]
+    /// AOI radius r.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub aoi_radius: f64,
-    /// Interaction radius (default 10).
-    #[serde(default = "d_ir")]
+    /// Interaction radius (at most `aoi_radius`).
+    #[schemars(range(min = 0))]
     pub interact_radius: f64,
-    /// Interaction probability per tick p (default 0.05).
-    #[serde(default = "d_p")]
+    /// Interaction probability per tick p.
+    #[schemars(range(min = 0, max = 1))]
     pub interact_prob: f64,
-    /// Share of interactions of essential kinds (hit, trade) (default 0.5).
-    #[serde(default = "d_half")]
+    /// Share of interactions of essential kinds (hit, trade).
+    #[schemars(range(min = 0, max = 1))]
     pub essential_share: f64,
-    /// Interaction-rate factor of hubs (default 10).
-    #[serde(default = "d_hub_rate")]
+    /// Interaction-rate factor of hubs.
+    #[schemars(range(min = 0, max = 1000))]
     pub hub_rate_factor: f64,
-    /// AOI-radius factor of hubs (default 3).
-    #[serde(default = "d_hub_aoi")]
+    /// AOI-radius factor of hubs.
+    #[schemars(range(min = 1, max = 100))]
     pub hub_aoi_factor: f64,
     /// Interval of plain (non-interaction) actions that also carry the clock, s; 0 = none
-    /// (default 0: as in notes §5.4, only interactions are clock-carrying action messages).
-    #[serde(default = "d_action")]
+    /// (only interactions are clock-carrying action messages).
+    #[schemars(range(min = 0, max = 1e6))]
     pub action_interval_s: f64,
-    /// Number of waypoints in a `world_side`² world (default 20); with `scale_world` the count
-    /// grows with the area, so hotspots are as crowded at every N.
-    #[serde(default = "d_wp")]
+    /// Number of waypoints in a `world_side`² world; with `scale_world` the count grows
+    /// with the area, so hotspots are as crowded at every N.
+    #[schemars(range(min = 1, max = 1_000_000))]
     pub waypoints: usize,
-    /// Zipf exponent of waypoint popularity (default 1).
-    #[serde(default = "d_one")]
+    /// Zipf exponent of waypoint popularity.
+    #[schemars(range(min = 0, max = 10))]
     pub zipf_s: f64,
-    /// Radius around a waypoint where targets are drawn (default 100).
-    #[serde(default = "d_hot")]
+    /// Radius around a waypoint where targets are drawn.
+    #[schemars(range(min = 0, max = 1e9))]
     pub hotspot_radius: f64,
-    /// Walking speed, units/s (default 10).
-    #[serde(default = "d_speed")]
+    /// Walking speed, units/s.
+    #[schemars(range(min = 0, max = 1e9))]
     pub speed: f64,
-    /// Mean dwell time at a target, s (default 5).
-    #[serde(default = "d_dwell")]
+    /// Mean dwell time at a target, s.
+    #[schemars(range(min = 0, max = 1e6))]
     pub dwell_mean_s: f64,
-    /// Short τ of the "AOI or recent interaction" relevance, s (default 5).
-    #[serde(default = "d_tau_s")]
+    /// Short τ of the "AOI or recent interaction" relevance, s.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub tau_short_s: f64,
-    /// Long τ, s (default 30).
-    #[serde(default = "d_tau_l")]
+    /// Long τ of the same relevance, s.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub tau_long_s: f64,
-    /// Window of "interacted within τ" for essential pairs, s (default 30).
-    #[serde(default = "d_tau_l")]
+    /// Window of "interacted within τ" for essential pairs, s.
+    #[schemars(extend("exclusiveMinimum" = 0))]
     pub essential_tau_s: f64,
-    /// Width of the time buckets of the `size` table, s (default 60).
-    #[serde(default = "d_sample")]
+    /// Width of the time buckets of the `size` table, s (between one tick and
+    /// `duration_s`).
     pub sample_interval_s: f64,
-    /// Number of tracer slots of the ground truth (default 256).
-    #[serde(default = "d_slots")]
+    /// Number of tracer slots of the ground truth.
+    #[schemars(range(min = 1, max = 65536))]
     pub tracer_slots: usize,
-    /// Minimum age before a tracer slot is re-used, s (default 10).
-    #[serde(default = "d_reuse")]
+    /// Minimum age before a tracer slot is re-used, s (at least `pair_window_s`).
     pub tracer_reuse_s: f64,
-    /// Largest send-time gap of a pair, s (default 5).
-    #[serde(default = "d_window")]
+    /// Largest send-time gap of a pair, s.
+    #[schemars(range(min = 0.001, max = 1e6))]
     pub pair_window_s: f64,
-    /// Tracers each player keeps for pairing (default 8).
-    #[serde(default = "d_buffer")]
+    /// Tracers each player keeps for pairing.
+    #[schemars(range(min = 1, max = 10_000))]
     pub tracer_buffer: usize,
-    /// Probability that an observed event enters the "all" class with its pairs (default 0.02).
-    #[serde(default = "d_pair_p")]
+    /// Probability that an observed event enters the "all" class with its pairs.
+    #[schemars(range(min = 0, max = 1))]
     pub pair_sample_prob: f64,
     /// Every how many interactions one is recorded in the `hub_meeting` table's `sampled`
-    /// class, counted over all interactions (deterministic, no random draw; default 64; 0 =
-    /// none). The `first` class is always recorded.
-    #[serde(default = "d_meeting_every")]
+    /// class, counted over all interactions (deterministic, no random draw; 0 = none).
+    /// The `first` class is always recorded.
     pub meeting_sample_every: u64,
     /// Also run the exact sparse (unpruned) clock as a [`SparseClock`] and check the tracer
-    /// ground truth and the key-set sizes against it (summary `verify_*_mismatches`; slow at
-    /// large N; default false).
-    #[serde(default)]
+    /// ground truth and the key-set sizes against it (summary `verify_*_mismatches`; slow
+    /// at large N).
     pub verify_exact: bool,
 }
 
-fn d_players() -> usize {
-    1000
-}
-fn d_duration() -> f64 {
-    1800.0
-}
-fn d_tick() -> f64 {
-    100.0
-}
-fn d_side() -> f64 {
-    1000.0
-}
-fn d_true() -> bool {
-    true
-}
-fn d_ref() -> usize {
-    1000
-}
-fn d_aoi() -> f64 {
-    50.0
-}
-fn d_ir() -> f64 {
-    10.0
-}
-fn d_p() -> f64 {
-    0.05
-}
-fn d_half() -> f64 {
-    0.5
-}
-fn d_hub_rate() -> f64 {
-    10.0
-}
-fn d_hub_aoi() -> f64 {
-    3.0
-}
-fn d_action() -> f64 {
-    0.0
-}
-fn d_wp() -> usize {
-    20
-}
-fn d_one() -> f64 {
-    1.0
-}
-fn d_hot() -> f64 {
-    100.0
-}
-fn d_speed() -> f64 {
-    10.0
-}
-fn d_dwell() -> f64 {
-    5.0
-}
-fn d_tau_s() -> f64 {
-    5.0
-}
-fn d_tau_l() -> f64 {
-    30.0
-}
-fn d_sample() -> f64 {
-    60.0
-}
-fn d_slots() -> usize {
-    256
-}
-fn d_reuse() -> f64 {
-    10.0
-}
-fn d_window() -> f64 {
-    5.0
-}
-fn d_buffer() -> usize {
-    8
-}
-fn d_pair_p() -> f64 {
-    0.02
-}
-fn d_meeting_every() -> u64 {
-    64
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            players: 1000,
+            hub_share: 0.0,
+            duration_s: 1800.0,
+            tick_ms: 100.0,
+            world_side: 1000.0,
+            scale_world: true,
+            reference_players: 1000,
+            aoi_radius: 50.0,
+            interact_radius: 10.0,
+            interact_prob: 0.05,
+            essential_share: 0.5,
+            hub_rate_factor: 10.0,
+            hub_aoi_factor: 3.0,
+            action_interval_s: 0.0,
+            waypoints: 20,
+            zipf_s: 1.0,
+            hotspot_radius: 100.0,
+            speed: 10.0,
+            dwell_mean_s: 5.0,
+            tau_short_s: 5.0,
+            tau_long_s: 30.0,
+            essential_tau_s: 30.0,
+            sample_interval_s: 60.0,
+            tracer_slots: 256,
+            tracer_reuse_s: 10.0,
+            pair_window_s: 5.0,
+            tracer_buffer: 8,
+            pair_sample_prob: 0.02,
+            meeting_sample_every: 64,
+            verify_exact: false,
+        }
+    }
 }
 
 /// Number of stored (pruned) clock variants carried by every message.
@@ -1285,53 +1238,30 @@ fn variant_names(p: &Params) -> [String; PRUNED + 2] {
 pub struct PrunedClocks;
 
 impl Experiment for PrunedClocks {
-    fn name(&self) -> &'static str {
-        "pruned-clocks"
-    }
-    fn about(&self) -> &'static str {
-        "simulated MMVE: size and ordering accuracy of full, sparse and pruned vector clocks (pruned-clocks paper §2–3; notes §5.4)"
-    }
-    fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
-        let p: Params = parse_params(spec)?;
-        in_range("params.players", p.players as f64, 2.0, 1e6)?;
-        in_range("params.hub_share", p.hub_share, 0.0, 1.0)?;
-        in_range("params.duration_s", p.duration_s, 0.1, 1e6)?;
-        in_range("params.tick_ms", p.tick_ms, 1.0, 1e5)?;
-        positive("params.world_side", p.world_side)?;
-        in_range(
-            "params.reference_players",
-            p.reference_players as f64,
-            1.0,
-            1e9,
-        )?;
-        positive("params.aoi_radius", p.aoi_radius)?;
+    type Params = Params;
+    const NAME: &'static str = "pruned-clocks";
+    const ABOUT: &'static str = "simulated MMVE: size and ordering accuracy of full, sparse and pruned vector clocks (pruned-clocks paper §2–3, a measured evaluation the paper never ran)";
+    /// Players live in the experiment's own world; `[network]` sets delay, jitter, loss
+    /// and ordering of a constant-latency network.
+    const TABLES: Tables = Tables {
+        topology: Use::Unused,
+        network: Use::Optional,
+        churn: Use::Unused,
+    };
+
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         in_range(
             "params.interact_radius",
             p.interact_radius,
             0.0,
             p.aoi_radius,
         )?;
-        in_range("params.interact_prob", p.interact_prob, 0.0, 1.0)?;
-        in_range("params.essential_share", p.essential_share, 0.0, 1.0)?;
-        in_range("params.hub_rate_factor", p.hub_rate_factor, 0.0, 1e3)?;
-        in_range("params.hub_aoi_factor", p.hub_aoi_factor, 1.0, 100.0)?;
-        in_range("params.action_interval_s", p.action_interval_s, 0.0, 1e6)?;
-        in_range("params.waypoints", p.waypoints as f64, 1.0, 1e6)?;
-        in_range("params.zipf_s", p.zipf_s, 0.0, 10.0)?;
-        in_range("params.hotspot_radius", p.hotspot_radius, 0.0, 1e9)?;
-        in_range("params.speed", p.speed, 0.0, 1e9)?;
-        in_range("params.dwell_mean_s", p.dwell_mean_s, 0.0, 1e6)?;
-        positive("params.tau_short_s", p.tau_short_s)?;
-        positive("params.tau_long_s", p.tau_long_s)?;
-        positive("params.essential_tau_s", p.essential_tau_s)?;
         in_range(
             "params.sample_interval_s",
             p.sample_interval_s,
             p.tick_ms / 1000.0,
             p.duration_s,
         )?;
-        in_range("params.tracer_slots", p.tracer_slots as f64, 1.0, 65536.0)?;
-        in_range("params.pair_window_s", p.pair_window_s, 0.001, 1e6)?;
         in_range(
             "params.tracer_reuse_s",
             p.tracer_reuse_s,
@@ -1344,32 +1274,22 @@ impl Experiment for PrunedClocks {
                 "too small for duration_s: tracer generations (u16) would wrap",
             ));
         }
-        in_range("params.tracer_buffer", p.tracer_buffer as f64, 1.0, 1e4)?;
-        in_range("params.pair_sample_prob", p.pair_sample_prob, 0.0, 1.0)?;
-        if spec.topology.is_some() || spec.churn.is_active() {
-            return Err(KeyError::new(
-                "topology",
-                "pruned-clocks places players in its own world: no [topology], no [churn]",
-            ));
-        }
-        if spec.network.latency != LatencyKind::Constant {
+        if settings.network.latency != LatencyKind::Constant {
             return Err(KeyError::new("network.latency", "must be \"constant\""));
         }
         Ok(())
     }
 
-    fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
-        let p: Params = job.params()?;
-        run_params(&p, job.spec(), job.seed)
+    fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
+        run_params(job.params(), job.settings(), job.seed)
     }
 
-    fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
         let mut out = Vec::new();
         // The hub-meeting plot needs hub rows: some point with a hub and time to meet it.
         let hub_rows = s.points.iter().any(|pt| {
-            parse_params::<Params>(&pt.spec).is_ok_and(|p| {
-                (p.hub_share * p.players as f64).round() >= 1.0 && p.duration_s >= 60.0
-            })
+            let p = &pt.params;
+            (p.hub_share * p.players as f64).round() >= 1.0 && p.duration_s >= 60.0
         });
         for stat in ["mean", "p99", "max"] {
             out.push(
@@ -1460,7 +1380,7 @@ impl Experiment for PrunedClocks {
 }
 
 /// Run one point (public so tests can drive it without a scenario file).
-pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Table>> {
+pub fn run_params(p: &Params, spec: &Settings, seed: u64) -> anyhow::Result<Vec<Table>> {
     let n = p.players;
     let side = if p.scale_world {
         p.world_side * (n as f64 / p.reference_players as f64).sqrt()
@@ -1573,7 +1493,7 @@ pub fn run_params(p: &Params, spec: &Spec, seed: u64) -> anyhow::Result<Vec<Tabl
         .collect();
     let net = spec.network.build(None)?;
     let mut cfg = SimConfig::new(seed);
-    cfg.per_node_stats = false;
+    cfg.per_node_stats = spec.network.per_node_stats.unwrap_or(false);
     let mut sim = Simulation::new(nodes, net, cfg);
 
     let names = variant_names(p);

@@ -9,56 +9,52 @@
 //! Tables: `summary` (one row per metric), `timeseries` (alive nodes, rumour coverage
 //! and mean RTT per sampling interval), `rtt` (every measured RTT).
 
-use super::{Experiment, Job, parse_params};
+use crate::environment::EnvOptions;
+use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
-use crate::scenario::{KeyError, Scenario, Spec, in_range, positive};
+use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
 use rand::RngExt;
-use serde::Deserialize;
-use sim_core::{Ctx, Message, Node, NodeId, SimConfig, SimTime, Simulation};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sim_core::{Ctx, Message, Node, NodeId, SimTime, Simulation};
 
 /// `[params]` of `smoke`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Simulated duration, seconds (default 60).
-    #[serde(default = "d_duration")]
+    /// Simulated duration, seconds.
+    #[schemars(extend("exclusiveMinimum" = 0), range(max = 1e6))]
     pub duration_s: f64,
-    /// Interval between a node's pings, ms (default 1000).
-    #[serde(default = "d_ping")]
+    /// Interval between a node's pings, ms.
+    #[schemars(range(min = 0.001, max = 1e9))]
     pub ping_interval_ms: f64,
-    /// Gossip fan-out (default 2).
-    #[serde(default = "d_fanout")]
+    /// Gossip fan-out: peers each node forwards the rumour to.
+    #[schemars(range(max = 1000))]
     pub fanout: u32,
-    /// When node 0 starts the rumour, seconds (default 1).
-    #[serde(default = "d_rumor")]
+    /// When node 0 starts the rumour, seconds (at most `duration_s`).
+    #[schemars(range(min = 0))]
     pub rumor_at_s: f64,
-    /// Sampling interval of the time series, seconds (default 1).
-    #[serde(default = "d_sample")]
+    /// Sampling interval of the time series, seconds (at most `duration_s`).
+    #[schemars(range(min = 0.001))]
     pub sample_interval_s: f64,
-    /// Nodes when there is no `[topology]` (default 100).
-    #[serde(default = "d_nodes")]
+    /// Nodes when there is no `[topology]`.
+    #[schemars(range(min = 2, max = 10_000_000))]
     pub nodes: usize,
 }
 
-fn d_duration() -> f64 {
-    60.0
-}
-fn d_ping() -> f64 {
-    1000.0
-}
-fn d_fanout() -> u32 {
-    2
-}
-fn d_rumor() -> f64 {
-    1.0
-}
-fn d_sample() -> f64 {
-    1.0
-}
-fn d_nodes() -> usize {
-    100
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            duration_s: 60.0,
+            ping_interval_ms: 1000.0,
+            fanout: 2,
+            rumor_at_s: 1.0,
+            sample_interval_s: 1.0,
+            nodes: 100,
+        }
+    }
 }
 
 /// Messages of the smoke workload.
@@ -143,17 +139,16 @@ impl Node for SmokeNode {
 pub struct Smoke;
 
 impl Experiment for Smoke {
-    fn name(&self) -> &'static str {
-        "smoke"
-    }
-    fn about(&self) -> &'static str {
-        "engine smoke test: ping RTTs and push-gossip coverage over a topology with jitter, loss and churn"
-    }
-    fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
-        let p: Params = parse_params(spec)?;
-        positive("params.duration_s", p.duration_s)?;
-        in_range("params.ping_interval_ms", p.ping_interval_ms, 0.001, 1e9)?;
-        in_range("params.fanout", p.fanout as f64, 0.0, 1000.0)?;
+    type Params = Params;
+    const NAME: &'static str = "smoke";
+    const ABOUT: &'static str = "engine smoke test: ping RTTs and push-gossip coverage over a topology with jitter, loss and churn";
+    const TABLES: Tables = Tables {
+        topology: Use::Optional,
+        network: Use::Optional,
+        churn: Use::Optional,
+    };
+
+    fn check(&self, p: &Params, _settings: &Settings) -> Result<(), KeyError> {
         in_range("params.rumor_at_s", p.rumor_at_s, 0.0, p.duration_s)?;
         in_range(
             "params.sample_interval_s",
@@ -161,23 +156,16 @@ impl Experiment for Smoke {
             1e-3,
             p.duration_s,
         )?;
-        in_range("params.nodes", p.nodes as f64, 2.0, 1e7)?;
         Ok(())
     }
 
-    fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
-        let p: Params = job.params()?;
-        let spec = job.spec();
-        let topo = spec
-            .topology
-            .as_ref()
-            .map(|t| t.build(job.seed))
-            .transpose()?;
-        let n = topo.as_ref().map(|t| t.n).unwrap_or(p.nodes);
-        let net = spec.network.build(topo.as_ref())?;
-        let mut cfg = SimConfig::new(job.seed);
-        cfg.churn = spec.churn.build(n)?;
-        cfg.per_node_stats = spec.network.per_node_stats;
+    fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
+        let p = job.params();
+        let env = job.environment(EnvOptions {
+            default_nodes: p.nodes,
+            per_node_stats: true,
+        })?;
+        let n = env.nodes;
         let interval = SimTime::from_millis_f64(p.ping_interval_ms);
         let nodes = (0..n).map(|_| SmokeNode {
             interval,
@@ -185,7 +173,7 @@ impl Experiment for Smoke {
             informed_at: None,
             rtts_ms: Vec::new(),
         });
-        let mut sim = Simulation::new(nodes, net, cfg);
+        let mut sim = Simulation::new(nodes, env.network, env.config);
         let until = SimTime::from_secs_f64(p.duration_s);
         let rumor_at = SimTime::from_secs_f64(p.rumor_at_s);
         let mut ts = Table::new("timeseries", &["time_s", "metric", "value"]);
@@ -202,6 +190,10 @@ impl Experiment for Smoke {
             }
             sim.run_until(next);
             t = next;
+            job.progress.report(
+                t.as_secs_f64() / until.as_secs_f64(),
+                sim.events_processed(),
+            );
             let (mut sum, mut cnt) = (0.0, 0usize);
             for (i, node) in sim.nodes().enumerate() {
                 for r in &node.rtts_ms[cursor[i]..] {
@@ -251,8 +243,8 @@ impl Experiment for Smoke {
         Ok(vec![summary, ts, rtt])
     }
 
-    fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
-        let series = |p: PlotSpec| match s.axes.first() {
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
+        let series = |p: PlotSpec| match s.meta.axes.first() {
             Some(a) => p.with_series(a.key.clone()),
             None => p,
         };

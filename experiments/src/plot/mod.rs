@@ -14,7 +14,7 @@
 //!   value parses as a number, else lexicographically), x values are sorted numerically, colours
 //!   come from a fixed palette ([`PALETTE`]), reductions run in file order; the same CSV gives a
 //!   byte-identical SVG (and PNG).
-//! - **Atomic files**: each output is written to `<file>.tmp` and then renamed.
+//! - **Atomic files**: each output is written with [`crate::output::write_atomic`].
 //! - The PNG is rendered into an in-memory RGB buffer and encoded with the `png` crate.
 //!
 //! ```no_run
@@ -207,16 +207,6 @@ impl PlotSpec {
     }
 }
 
-/// Writes `bytes` to `path` atomically (via `<path>.tmp` and a rename).
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
-}
-
 /// Encodes an 8-bit RGB buffer as PNG.
 fn encode_png(rgb: &[u8], (w, h): (u32, u32)) -> Result<Vec<u8>> {
     let mut out = Vec::new();
@@ -271,8 +261,8 @@ pub fn render(dir: &Path, spec: &PlotSpec) -> Result<Vec<PathBuf>> {
     fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
     let svg_path = out_dir.join(format!("{}.svg", spec.name));
     let png_path = out_dir.join(format!("{}.png", spec.name));
-    write_atomic(&svg_path, svg.as_bytes())?;
-    write_atomic(&png_path, &png)?;
+    crate::output::write_atomic(&svg_path, svg.as_bytes())?;
+    crate::output::write_atomic(&png_path, &png)?;
     Ok(vec![svg_path, png_path])
 }
 
@@ -284,4 +274,47 @@ pub fn render_all(dir: &Path, specs: &[PlotSpec]) -> Result<Vec<PathBuf>> {
         out.extend(render(dir, spec)?);
     }
     Ok(out)
+}
+
+/// Make every swept key visible in every plot: a swept column that a spec neither puts
+/// on an axis nor filters on becomes its series, else its facet; any still left over is
+/// named in the title (`pooled over ...`), so a figure never silently averages over a
+/// swept setting.
+pub fn cover_swept_keys(
+    specs: Vec<PlotSpec>,
+    axes: &[crate::scenario::SweepAxis],
+) -> Vec<PlotSpec> {
+    specs
+        .into_iter()
+        .map(|mut spec| {
+            let uses = |spec: &PlotSpec, k: &str| {
+                (spec.kind != PlotKind::Cdf && spec.x == k)
+                    || spec.series.as_deref() == Some(k)
+                    || spec.facet.as_deref() == Some(k)
+                    || spec.filter.iter().any(|(c, _)| c == k)
+            };
+            let mut left: Vec<String> = Vec::new();
+            for a in axes {
+                // A single-valued axis is a constant, not something averaged over.
+                if a.values.len() < 2 || uses(&spec, &a.key) {
+                    continue;
+                }
+                if spec.series.is_none() {
+                    spec.series = Some(a.key.clone());
+                } else if spec.facet.is_none() {
+                    spec.facet = Some(a.key.clone());
+                } else {
+                    left.push(a.key.clone());
+                }
+            }
+            if !left.is_empty() {
+                let what = match spec.aggregate {
+                    Aggregate::None => "pooled over",
+                    _ => "averaged over",
+                };
+                spec.title = format!("{} ({what} {})", spec.title, left.join(", "));
+            }
+            spec
+        })
+        .collect()
 }

@@ -3,7 +3,6 @@
 //! known answer.
 
 use experiments::runner::{self, RunOptions};
-use experiments::scenario::Scenario;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -14,12 +13,13 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn run(text: &str, out: &Path) {
-    let s = Scenario::parse(Path::new("/nonexistent/test.toml"), text).expect("valid scenario");
+    let s = crate::parse(Path::new("/nonexistent/test.toml"), text).expect("valid scenario");
     runner::run(
-        &s,
+        &*s,
         &RunOptions {
             out: Some(out.to_owned()),
             quiet: true,
+            clean: false,
             no_plots: true,
             ..Default::default()
         },
@@ -214,9 +214,9 @@ proxy_counts = [5, 79]
 #[test]
 fn bad_parameters_are_rejected_with_their_key() {
     let text = format!("experiment = \"core-estimation\"\n{WAXMAN}\n[params]\nfigure = \"9\"\n");
-    let e = Scenario::parse(Path::new("x.toml"), &text).unwrap_err();
+    let e = crate::parse(Path::new("x.toml"), &text).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("params.figure"), "{e}");
     let text = format!("experiment = \"core-diameter\"\n{WAXMAN}\n[params]\nmax_size = 1\n");
-    let e = Scenario::parse(Path::new("x.toml"), &text).unwrap_err();
+    let e = crate::parse(Path::new("x.toml"), &text).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("params.max_size"), "{e}");
 }

@@ -7,3 +7,17 @@ mod pruned_clocks;
 mod runner;
 mod scenario;
 mod spd;
+
+use experiments::experiment::Loaded;
+use experiments::scenario::ScenarioError;
+use std::path::Path;
+
+/// Validate scenario `text` (as if read from `file`) with the binary's registry.
+pub fn parse(file: &Path, text: &str) -> Result<Box<dyn Loaded>, ScenarioError> {
+    experiments::exp::registry().parse(file, text)
+}
+
+/// Read and validate a scenario file with the binary's registry.
+pub fn load(file: &Path) -> Result<Box<dyn Loaded>, ScenarioError> {
+    experiments::exp::registry().load(file)
+}

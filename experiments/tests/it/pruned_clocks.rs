@@ -3,7 +3,6 @@
 //! is consistent, and two runs give byte-identical CSVs.
 
 use experiments::runner::{RunOptions, run};
-use experiments::scenario::Scenario;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -47,15 +46,16 @@ fn tmp_dir(tag: &str) -> PathBuf {
 }
 
 fn run_tiny(out: &Path, jobs: usize) {
-    let s = Scenario::parse(Path::new("tiny-pruned-clocks.toml"), TINY).expect("valid scenario");
+    let s = crate::parse(Path::new("tiny-pruned-clocks.toml"), TINY).expect("valid scenario");
     let opts = RunOptions {
         out: Some(out.to_owned()),
         jobs: Some(jobs),
         no_plots: true,
         quiet: true,
+        clean: false,
         ..Default::default()
     };
-    let r = run(&s, &opts).expect("run");
+    let r = run(&*s, &opts).expect("run");
     assert!(r.complete);
 }
 
@@ -269,9 +269,9 @@ fn tiny_world_tables_are_consistent_and_deterministic() {
 #[test]
 fn unknown_params_and_topologies_are_rejected() {
     let bad = TINY.replace("players = 60", "players = 60\nplayer = 3");
-    let e = Scenario::parse(Path::new("x.toml"), &bad).expect_err("unknown key");
+    let e = crate::parse(Path::new("x.toml"), &bad).expect_err("unknown key");
     assert!(e.to_string().contains("player"), "{e}");
     let bad = TINY.replace("interact_prob = 0.2", "interact_prob = 1.5");
-    let e = Scenario::parse(Path::new("x.toml"), &bad).expect_err("range");
+    let e = crate::parse(Path::new("x.toml"), &bad).expect_err("range");
     assert!(e.to_string().contains("params.interact_prob"), "{e}");
 }

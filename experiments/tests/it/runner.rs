@@ -1,8 +1,8 @@
 //! Byte-identical outputs whatever the thread count; shards merged equal the unsharded
 //! run; interrupted runs resume.
 
+use experiments::experiment::Loaded;
 use experiments::runner::{self, RunOptions, Shard};
-use experiments::scenario::Scenario;
 use std::path::{Path, PathBuf};
 
 pub fn tmp(name: &str) -> PathBuf {
@@ -37,13 +37,13 @@ ping_interval_ms = 300.0
 "network.loss" = { from = 0.0, to = 0.1, step = 0.1 }
 "#;
 
-fn scenario(dir: &Path) -> Scenario {
+fn scenario(dir: &Path) -> Box<dyn Loaded> {
     let f = dir.join("small.toml");
     std::fs::write(&f, SMALL).unwrap();
-    Scenario::load(&f).unwrap()
+    crate::load(&f).unwrap()
 }
 
-fn run(s: &Scenario, out: &Path, jobs: usize, shard: Option<Shard>) -> runner::RunSummary {
+fn run(s: &dyn Loaded, out: &Path, jobs: usize, shard: Option<Shard>) -> runner::RunSummary {
     runner::run(
         s,
         &RunOptions {
@@ -52,6 +52,7 @@ fn run(s: &Scenario, out: &Path, jobs: usize, shard: Option<Shard>) -> runner::R
             shard,
             no_plots: true,
             quiet: true,
+            clean: false,
         },
     )
     .unwrap()
@@ -78,10 +79,10 @@ fn same_scenario_same_bytes_whatever_the_thread_count() {
     let d = tmp("threads");
     let s = scenario(&d);
     assert_eq!(s.job_count(), 8);
-    let a = run(&s, &d.join("a"), 1, None);
+    let a = run(&*s, &d.join("a"), 1, None);
     assert!(a.complete && a.ran == 8);
-    run(&s, &d.join("b"), 2, None);
-    run(&s, &d.join("c"), 4, None);
+    run(&*s, &d.join("b"), 2, None);
+    run(&*s, &d.join("c"), 4, None);
     let ta = tables(&d.join("a"));
     assert_eq!(ta.len(), 3, "summary, timeseries, rtt");
     assert_eq!(ta, tables(&d.join("b")));
@@ -108,20 +109,20 @@ fn same_scenario_same_bytes_whatever_the_thread_count() {
 fn shards_merged_equal_the_unsharded_run() {
     let d = tmp("shards");
     let s = scenario(&d);
-    run(&s, &d.join("full"), 2, None);
+    run(&*s, &d.join("full"), 2, None);
     let mut dirs = Vec::new();
     for i in 1..=3 {
         let out = d.join(format!("shard{i}"));
-        let sum = run(&s, &out, 1, Some(Shard { index: i, count: 3 }));
+        let sum = run(&*s, &out, 1, Some(Shard { index: i, count: 3 }));
         assert!(!sum.complete, "a shard alone is not the whole scenario");
         dirs.push(out);
     }
-    let exp = experiments::exp::find("smoke").unwrap();
     let merged = d.join("merged");
-    runner::merge_into(&dirs, &merged, Some(&s), exp, false, 0.0).unwrap();
+    let manifest = runner::Manifest::of(&*s);
+    runner::merge_into(&dirs, &merged, manifest.clone(), false, false).unwrap();
     assert_eq!(tables(&d.join("full")), tables(&merged));
     // Merging with a shard missing is an error naming the missing jobs.
-    let err = runner::merge_into(&dirs[..2], &d.join("m2"), Some(&s), exp, false, 0.0).unwrap_err();
+    let err = runner::merge_into(&dirs[..2], &d.join("m2"), manifest, false, false).unwrap_err();
     assert!(err.to_string().contains("jobs are missing"), "{err}");
 }
 
@@ -130,15 +131,15 @@ fn interrupted_run_resumes_and_skips_finished_jobs() {
     let d = tmp("resume");
     let s = scenario(&d);
     let out = d.join("out");
-    run(&s, &out, 2, Some(Shard { index: 1, count: 2 }));
-    let second = run(&s, &out, 2, None);
+    run(&*s, &out, 2, Some(Shard { index: 1, count: 2 }));
+    let second = run(&*s, &out, 2, None);
     assert_eq!(second.skipped, 4);
     assert_eq!(second.ran, 4);
     assert!(second.complete);
-    let third = run(&s, &out, 2, None);
+    let third = run(&*s, &out, 2, None);
     assert_eq!((third.ran, third.skipped), (0, 8));
     let fresh = d.join("fresh");
-    run(&s, &fresh, 2, None);
+    run(&*s, &fresh, 2, None);
     assert_eq!(tables(&out), tables(&fresh));
     // No temporary files are left behind.
     for e in std::fs::read_dir(&out).unwrap() {

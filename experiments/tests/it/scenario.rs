@@ -1,10 +1,10 @@
 //! Bad scenarios give errors naming the file, line, column and key.
 
-use experiments::scenario::{Scenario, ScenarioError};
+use experiments::scenario::ScenarioError;
 use std::path::Path;
 
 fn err(text: &str) -> ScenarioError {
-    Scenario::parse(Path::new("scenarios/bad.toml"), text).unwrap_err()
+    crate::parse(Path::new("scenarios/bad.toml"), text).unwrap_err()
 }
 
 const BASE: &str = "experiment = \"smoke\"\nseed = 1\n";
@@ -82,19 +82,19 @@ fn unknown_experiment_and_syntax_errors() {
 
 #[test]
 fn ranges_expand_inclusively_and_print_cleanly() {
-    let s = Scenario::parse(
+    let s = crate::parse(
         Path::new("x.toml"),
         &format!("{BASE}[network]\nloss = 0.0\n[sweep]\n\"network.loss\" = {{ from = 0.0, to = 0.3, step = 0.1 }}\n"),
     )
     .unwrap();
-    let vals: Vec<String> = s.axes[0]
+    let vals: Vec<String> = s.meta().axes[0]
         .values
         .iter()
         .map(experiments::scenario::value_cell)
         .collect();
     assert_eq!(vals, ["0", "0.1", "0.2", "0.3"]);
-    assert_eq!(s.points.len(), 4);
-    assert_eq!(s.name, "x");
+    assert_eq!(s.point_count(), 4);
+    assert_eq!(s.meta().name, "x");
 }
 
 #[test]

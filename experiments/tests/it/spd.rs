@@ -1,7 +1,7 @@
 //! The SPD paper's experiments (`spd-eval`, `spd-gap`) and `mmvesim spd solve`.
 
+use experiments::experiment::Loaded;
 use experiments::runner::{self, RunOptions};
-use experiments::scenario::Scenario;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,13 +29,13 @@ clients = 5
 client_stretch = 2.0
 "#;
 
-fn load(dir: &Path, name: &str, text: &str) -> Scenario {
+fn load(dir: &Path, name: &str, text: &str) -> Box<dyn Loaded> {
     let f = dir.join(name);
     std::fs::write(&f, text).unwrap();
-    Scenario::load(&f).unwrap()
+    crate::load(&f).unwrap()
 }
 
-fn run(s: &Scenario, out: &Path, jobs: usize) {
+fn run(s: &dyn Loaded, out: &Path, jobs: usize) {
     let sum = runner::run(
         s,
         &RunOptions {
@@ -44,6 +44,7 @@ fn run(s: &Scenario, out: &Path, jobs: usize) {
             shard: None,
             no_plots: true,
             quiet: true,
+            clean: false,
         },
     )
     .unwrap();
@@ -80,8 +81,8 @@ fn eval_tables_are_byte_identical_across_thread_counts_except_runtime() {
     let d = crate::runner::tmp("spd-eval-threads");
     let s = load(&d, "eval.toml", EVAL);
     assert_eq!(s.job_count(), 2);
-    run(&s, &d.join("one"), 1);
-    run(&s, &d.join("two"), 2);
+    run(&*s, &d.join("one"), 1);
+    run(&*s, &d.join("two"), 2);
     for t in ["results.csv", "spdvr.csv", "network.csv"] {
         let a = std::fs::read(d.join("one").join(t)).unwrap();
         let b = std::fs::read(d.join("two").join(t)).unwrap();
@@ -98,7 +99,7 @@ fn eval_tables_are_byte_identical_across_thread_counts_except_runtime() {
 fn eval_results_respect_the_papers_invariants() {
     let d = crate::runner::tmp("spd-eval-invariants");
     let s = load(&d, "eval.toml", EVAL);
-    run(&s, &d.join("out"), 2);
+    run(&*s, &d.join("out"), 2);
     let rows = read_csv(&d.join("out").join("results.csv"));
     // 2 networks × 6 f × 9 algorithms
     assert_eq!(rows.len(), 2 * 6 * 9);
@@ -183,7 +184,7 @@ fn k_best_is_skipped_beyond_its_limits_and_says_so() {
     let d = crate::runner::tmp("spd-eval-skip");
     let text = EVAL.replace("k_best_p2p_max_pairs = 1e6", "k_best_p2p_max_servers = 5");
     let s = load(&d, "eval.toml", &text);
-    run(&s, &d.join("out"), 2);
+    run(&*s, &d.join("out"), 2);
     let rows = read_csv(&d.join("out").join("results.csv"));
     let p2p: Vec<_> = rows.iter().filter(|r| r["algo"] == "k-best-p2p").collect();
     assert_eq!(p2p.len(), 12);
@@ -202,7 +203,7 @@ fn k_best_is_skipped_beyond_its_limits_and_says_so() {
 fn gap_heuristics_are_never_better_than_brute_force_and_spdvr_cs_is_exact() {
     let d = crate::runner::tmp("spd-gap");
     let s = load(&d, "gap.toml", GAP);
-    run(&s, &d.join("out"), 2);
+    run(&*s, &d.join("out"), 2);
     let rows = read_csv(&d.join("out").join("gap.csv"));
     assert!(!rows.is_empty());
     let mut spdvr_cs = 0;
@@ -234,13 +235,13 @@ fn bad_params_are_rejected_with_the_key() {
         EVAL.replace("clients = 12", "clients = 12\nservres = 3"),
     )
     .unwrap();
-    let e = Scenario::load(&f).unwrap_err().to_string();
+    let e = crate::load(&f).unwrap_err().to_string();
     assert!(e.contains("params.servres"), "{e}");
     std::fs::write(&f, EVAL.replace("servers = 8", "servers = 200")).unwrap();
-    let e = Scenario::load(&f).unwrap_err().to_string();
+    let e = crate::load(&f).unwrap_err().to_string();
     assert!(e.contains("params.servers: must be in [3, 63]"), "{e}");
     std::fs::write(&f, GAP.replace("clients = 5", "clients = 40")).unwrap();
-    let e = Scenario::load(&f).unwrap_err().to_string();
+    let e = crate::load(&f).unwrap_err().to_string();
     assert!(e.contains("params.clients: must be in [2, 12]"), "{e}");
 }
 
@@ -248,7 +249,7 @@ fn bad_params_are_rejected_with_the_key() {
 fn the_shipped_scenarios_validate() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for f in ["spd-eval.toml", "spd-gap.toml"] {
-        let s = Scenario::load(&root.join("scenarios").join(f)).unwrap();
+        let s = crate::load(&root.join("scenarios").join(f)).unwrap();
         assert_eq!(s.job_count(), if f == "spd-eval.toml" { 450 } else { 120 });
     }
 }

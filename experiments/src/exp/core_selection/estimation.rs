@@ -6,8 +6,8 @@
 //! * run **Vivaldi** over the simulated network for every configuration of the
 //!   (reconstructed) Table 3 — `neighbours` × `rates_hz`, coordinates read after each of
 //!   `log_times_min` — with every RTT sample a measured simulated round trip
-//!   ([`super::sim::run_vivaldi`]);
-//! * run a **landmark** measurement ([`super::sim::run_pings`]): `landmarks` hosts ping each
+//!   ([`crate::nodes::run_vivaldi`]);
+//! * run a **landmark** measurement ([`crate::nodes::run_pings`]): `landmarks` hosts ping each
 //!   other, every host pings every landmark (and, for `milestone` on a graph topology, every
 //!   router on its shortest path to each landmark: traceroute's per-hop RTTs), `landmark_probes`
 //!   times, keeping the minimum; the measured RTTs then fit GNP ([`netcoord::Gnp::fit`],
@@ -29,104 +29,113 @@
 //! median matrix for PlanetLab/Seattle), i.e. the paper's all-to-all ping matrix without its
 //! measurement noise.
 
-use super::sim::{VivaldiRun, random_neighbours, run_pings, run_vivaldi};
-use crate::exp::{Experiment, Job, parse_params};
+use crate::experiment::{Experiment, Job};
+use crate::nodes::{VivaldiRun, random_neighbours, run_pings, run_vivaldi};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
-use crate::scenario::{KeyError, Scenario, Spec, in_range, positive};
-use crate::spec::TopologySpec;
+use crate::scenario::tables::TopologySpec;
+use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
 use crate::table::Table;
 use netcoord::{Coord, Ecdf, GnpConfig, MilestoneEstimator, VivaldiConfig};
 use rand::RngExt;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use sim_core::NodeId;
 
+/// Which figure's tables a `core-estimation` job produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum Figure {
+    /// Fig. 6: directed relative error of every host pair vs its real RTT.
+    #[serde(rename = "6")]
+    Accuracy,
+    /// Fig. 7a: k-Median on estimated vs real RTTs, the hit ratio.
+    #[serde(rename = "7a")]
+    HitRatio,
+    /// Fig. 7b: per estimated core, its RTT to the nearest and farthest real core.
+    #[serde(rename = "7b")]
+    CoreError,
+    /// Fig. 8: directed relative error of the reported eccentricity.
+    #[serde(rename = "8")]
+    Eccentricity,
+}
+
+/// A landmark-based estimator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum LandmarkMethod {
+    /// GNP: landmark coordinates by simplex minimisation, hosts placed relative to them.
+    Gnp,
+    /// The Netvigator-style milestone estimator (traceroute hops to the landmarks).
+    Milestone,
+}
+
 /// `[params]` of `core-estimation`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Which figure's tables to produce: `"6"`, `"7a"`, `"7b"` or `"8"` (default `"6"`).
-    #[serde(default = "d_figure")]
-    pub figure: String,
-    /// Hosts drawn (seeded, per repetition) from the topology's nodes; 0 = all (default 0).
-    #[serde(default)]
+    /// Which figure's tables to produce.
+    pub figure: Figure,
+    /// Hosts drawn (seeded, per repetition) from the topology's nodes; 0 = all.
+    #[schemars(range(max = 20_000))]
     pub hosts: usize,
-    /// Vivaldi neighbour counts (Table 3; default [4, 8, 12]).
-    #[serde(default = "d_neighbours")]
+    /// Vivaldi neighbour counts (Table 3).
+    #[schemars(inner(range(min = 1, max = 1000)))]
     pub neighbours: Vec<usize>,
-    /// Vivaldi packet rates, probes/s per host (Table 3 "low" and "high"; default [0.2, 2.0]).
-    #[serde(default = "d_rates")]
+    /// Vivaldi packet rates, probes/s per host (Table 3 "low" and "high").
+    #[schemars(inner(range(min = 0.001, max = 1000)))]
     pub rates_hz: Vec<f64>,
-    /// Log times, minutes (Table 3; default [4, 8]).
-    #[serde(default = "d_logs")]
+    /// Log times, minutes (Table 3); at least one when Vivaldi runs.
+    #[schemars(inner(range(min = 0.001, max = 1440)))]
     pub log_times_min: Vec<f64>,
-    /// Use Vivaldi's height vectors (default false: the paper's 2-D plane).
-    #[serde(default)]
+    /// Use Vivaldi's height vectors (false: the paper's 2-D plane).
     pub vivaldi_height: bool,
-    /// Landmark estimators: any of `"gnp"`, `"milestone"` (default both).
-    #[serde(default = "d_methods")]
-    pub landmark_methods: Vec<String>,
-    /// Number of landmarks (default 15).
-    #[serde(default = "d_landmarks")]
+    /// Landmark estimators to run.
+    pub landmark_methods: Vec<LandmarkMethod>,
+    /// Number of landmarks.
+    #[schemars(range(min = 2, max = 1000))]
     pub landmarks: usize,
-    /// Pings per (host, landmark or milestone) pair; the minimum is kept (default 3).
-    #[serde(default = "d_probes")]
+    /// Pings per (host, landmark or milestone) pair; the minimum is kept.
+    #[schemars(range(min = 1, max = 1000))]
     pub landmark_probes: u32,
-    /// GNP dimensions (default 5).
-    #[serde(default = "d_gnp_dims")]
+    /// GNP dimensions.
+    #[schemars(range(min = 1, max = 20))]
     pub gnp_dimensions: usize,
-    /// Nelder–Mead evaluation budget per simplex run of GNP (default 20000).
-    #[serde(default = "d_gnp_evals")]
+    /// Nelder–Mead evaluation budget per simplex run of GNP.
+    #[schemars(range(min = 10, max = 10_000_000))]
     pub gnp_max_evals: usize,
-    /// Largest k of k-Median (Figs. 7–8; default 25).
-    #[serde(default = "d_kmax")]
+    /// Largest k of k-Median (Figs. 7–8).
+    #[schemars(range(min = 2, max = 10_000))]
     pub k_max: usize,
-    /// Member-set size for Figs. 7–8; 0 = all hosts (default 0).
-    #[serde(default)]
+    /// Member-set size for Figs. 7–8; 0 = all hosts.
+    #[schemars(range(max = 20_000))]
     pub group_size: usize,
-    /// Member sets per job for Figs. 7–8 (default 1).
-    #[serde(default = "d_groups")]
+    /// Member sets per job for Figs. 7–8.
+    #[schemars(range(min = 1, max = 10_000))]
     pub groups: usize,
-    /// Scatter rows kept per estimator configuration and job (Fig. 6; default 2000).
-    #[serde(default = "d_scatter")]
+    /// Scatter rows kept per estimator configuration and job (Fig. 6).
     pub scatter_rows: usize,
 }
 
-fn d_figure() -> String {
-    "6".into()
-}
-fn d_neighbours() -> Vec<usize> {
-    vec![4, 8, 12]
-}
-fn d_rates() -> Vec<f64> {
-    vec![0.2, 2.0]
-}
-fn d_logs() -> Vec<f64> {
-    vec![4.0, 8.0]
-}
-fn d_methods() -> Vec<String> {
-    vec!["gnp".into(), "milestone".into()]
-}
-fn d_landmarks() -> usize {
-    15
-}
-fn d_probes() -> u32 {
-    3
-}
-fn d_gnp_dims() -> usize {
-    5
-}
-fn d_gnp_evals() -> usize {
-    20_000
-}
-fn d_kmax() -> usize {
-    25
-}
-fn d_groups() -> usize {
-    1
-}
-fn d_scatter() -> usize {
-    2000
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            figure: Figure::Accuracy,
+            hosts: 0,
+            neighbours: vec![4, 8, 12],
+            rates_hz: vec![0.2, 2.0],
+            log_times_min: vec![4.0, 8.0],
+            vivaldi_height: false,
+            landmark_methods: vec![LandmarkMethod::Gnp, LandmarkMethod::Milestone],
+            landmarks: 15,
+            landmark_probes: 3,
+            gnp_dimensions: 5,
+            gnp_max_evals: 20_000,
+            k_max: 25,
+            group_size: 0,
+            groups: 1,
+            scatter_rows: 2000,
+        }
+    }
 }
 
 /// One estimated RTT matrix over the hosts.
@@ -158,7 +167,7 @@ fn usable(x: f64) -> bool {
 }
 
 /// Build the topology, measure, and estimate (everything but the figure's metrics).
-pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<EstimationRun> {
+pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<EstimationRun> {
     let tspec = spec
         .topology
         .as_ref()
@@ -213,7 +222,7 @@ pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<Estimation
         order.sort_by_key(|&a| missing(a));
         let mut lms: Vec<usize> = order[..p.landmarks.min(h)].to_vec();
         lms.sort_unstable();
-        let want_milestones = p.landmark_methods.iter().any(|m| m == "milestone");
+        let want_milestones = p.landmark_methods.contains(&LandmarkMethod::Milestone);
         let side_ms = match tspec {
             TopologySpec::Waxman { side_ms, .. }
             | TopologySpec::BarabasiAlbert { side_ms, .. }
@@ -270,8 +279,8 @@ pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<Estimation
         };
         let label = format!("L{:02}", lms.len());
         for m in &p.landmark_methods {
-            match m.as_str() {
-                "gnp" => {
+            match m {
+                LandmarkMethod::Gnp => {
                     let is_lm = |x: usize| lms.binary_search(&x).is_ok();
                     let meas = netcoord::FnLatency::new(h, |i, j| {
                         let v = if is_lm(j) {
@@ -309,7 +318,7 @@ pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<Estimation
                         events: ping_events,
                     });
                 }
-                "milestone" => {
+                LandmarkMethod::Milestone => {
                     let ids: Vec<usize> = hosts.clone();
                     let lists: Vec<Vec<(usize, f64)>> = hosts
                         .iter()
@@ -338,7 +347,6 @@ pub fn estimate(spec: &Spec, p: &Params, seed: u64) -> anyhow::Result<Estimation
                         events: ping_events,
                     });
                 }
-                other => anyhow::bail!("unknown landmark method `{other}`"),
             }
         }
     }
@@ -630,76 +638,34 @@ fn fig78(run: &EstimationRun, p: &Params, seed: u64) -> anyhow::Result<Vec<Table
             netcoord::median(dres.iter().copied()).unwrap_or(f64::NAN),
         );
     }
-    Ok(match p.figure.as_str() {
-        "7a" => vec![summary, hit],
-        "7b" => vec![summary, core],
-        _ => vec![summary, ecc],
+    Ok(match p.figure {
+        Figure::HitRatio => vec![summary, hit],
+        Figure::CoreError => vec![summary, core],
+        Figure::Accuracy | Figure::Eccentricity => vec![summary, ecc],
     })
 }
 
 /// The `core-estimation` experiment.
 pub struct CoreEstimation;
 
-const FIGURES: [&str; 4] = ["6", "7a", "7b", "8"];
-
 impl Experiment for CoreEstimation {
-    fn name(&self) -> &'static str {
-        "core-estimation"
-    }
-    fn about(&self) -> &'static str {
-        "Vivaldi and landmark (GNP / Netvigator-style milestone) estimates from a simulated run: accuracy and k-Median core selection (core-selection paper Figs. 6, 7a, 7b, 8)"
-    }
-    fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
-        let p: Params = parse_params(spec)?;
-        if !FIGURES.contains(&p.figure.as_str()) {
-            return Err(KeyError::new(
-                "params.figure",
-                format!("must be one of 6, 7a, 7b, 8; got `{}`", p.figure),
-            ));
-        }
-        if spec.topology.is_none() {
-            return Err(KeyError::new(
-                "topology",
-                "core-estimation needs a [topology] table",
-            ));
-        }
-        in_range("params.hosts", p.hosts as f64, 0.0, 20_000.0)?;
-        for (i, &nb) in p.neighbours.iter().enumerate() {
-            in_range(&format!("params.neighbours.{i}"), nb as f64, 1.0, 1000.0)?;
-        }
-        for (i, &r) in p.rates_hz.iter().enumerate() {
-            in_range(&format!("params.rates_hz.{i}"), r, 1e-3, 1000.0)?;
-        }
+    type Params = Params;
+    const NAME: &'static str = "core-estimation";
+    const ABOUT: &'static str = "Vivaldi and landmark (GNP / Netvigator-style milestone) estimates from a simulated run: accuracy and k-Median core selection (core-selection paper Figs. 6, 7a, 7b, 8)";
+    /// Probes run over the simulated network of the topology; no churn model.
+    const TABLES: Tables = Tables {
+        topology: Use::Required,
+        network: Use::Optional,
+        churn: Use::Unused,
+    };
+
+    fn check(&self, p: &Params, _settings: &Settings) -> Result<(), KeyError> {
         if !p.neighbours.is_empty() && !p.rates_hz.is_empty() && p.log_times_min.is_empty() {
             return Err(KeyError::new(
                 "params.log_times_min",
                 "needs at least one log time",
             ));
         }
-        for (i, &t) in p.log_times_min.iter().enumerate() {
-            in_range(&format!("params.log_times_min.{i}"), t, 1e-3, 24.0 * 60.0)?;
-        }
-        for (i, m) in p.landmark_methods.iter().enumerate() {
-            if m != "gnp" && m != "milestone" {
-                return Err(KeyError::new(
-                    &format!("params.landmark_methods.{i}"),
-                    format!("must be `gnp` or `milestone`, got `{m}`"),
-                ));
-            }
-        }
-        in_range("params.landmarks", p.landmarks as f64, 2.0, 1000.0)?;
-        in_range(
-            "params.landmark_probes",
-            p.landmark_probes as f64,
-            1.0,
-            1000.0,
-        )?;
-        in_range("params.gnp_dimensions", p.gnp_dimensions as f64, 1.0, 20.0)?;
-        in_range("params.gnp_max_evals", p.gnp_max_evals as f64, 10.0, 1e7)?;
-        in_range("params.k_max", p.k_max as f64, 2.0, 10_000.0)?;
-        in_range("params.group_size", p.group_size as f64, 0.0, 20_000.0)?;
-        in_range("params.groups", p.groups as f64, 1.0, 10_000.0)?;
-        positive("params.scatter_rows", p.scatter_rows as f64 + 1.0)?;
         let estimators = p.landmark_methods.len() + p.neighbours.len() * p.rates_hz.len();
         if estimators == 0 {
             return Err(KeyError::new(
@@ -710,25 +676,22 @@ impl Experiment for CoreEstimation {
         Ok(())
     }
 
-    fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
-        let p: Params = job.params()?;
-        let run = estimate(job.spec(), &p, job.seed)?;
-        match p.figure.as_str() {
-            "6" => Ok(fig6(&run, &p, job.seed)),
-            _ => fig78(&run, &p, job.seed),
+    fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
+        let p = job.params();
+        let run = estimate(job.settings(), p, job.seed)?;
+        match p.figure {
+            Figure::Accuracy => Ok(fig6(&run, p, job.seed)),
+            _ => fig78(&run, p, job.seed),
         }
     }
 
-    fn plots(&self, s: &Scenario) -> Vec<PlotSpec> {
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
         let figure = s
             .points
             .first()
-            .and_then(|pt| pt.spec.params.get("figure"))
-            .and_then(|v| v.as_str())
-            .unwrap_or("6")
-            .to_owned();
-        match figure.as_str() {
-            "6" => vec![
+            .map_or(Figure::Accuracy, |pt| pt.params.figure);
+        match figure {
+            Figure::Accuracy => vec![
                 PlotSpec::new(
                     "fig6_scatter",
                     "errors",
@@ -745,7 +708,7 @@ impl Experiment for CoreEstimation {
                     .with_aggregate(Aggregate::Mean)
                     .with_labels("|directed relative error|", "fraction of host pairs"),
             ],
-            "7a" => vec![
+            Figure::HitRatio => vec![
                 PlotSpec::new(
                     "fig7a_hit_ratio",
                     "hit_ratio",
@@ -758,7 +721,7 @@ impl Experiment for CoreEstimation {
                 .with_aggregate(Aggregate::MeanWithStdErr)
                 .with_labels("k (number of core nodes)", "hit ratio"),
             ],
-            "7b" => vec![
+            Figure::CoreError => vec![
                 PlotSpec::new("fig7b_min", "core_error", PlotKind::Cdf, "", "error_ms")
                     .with_title("Fig. 7b: min core-node error (RTT to the nearest optimal core)")
                     .with_series("config")
@@ -770,7 +733,7 @@ impl Experiment for CoreEstimation {
                     .with_filter("metric", "ecc")
                     .with_labels("ecc (ms)", "CDF"),
             ],
-            _ => vec![
+            Figure::Eccentricity => vec![
                 PlotSpec::new("fig8_cdf", "ecc_error", PlotKind::Cdf, "", "dre")
                     .with_title("Fig. 8: directed relative error of reported vs real eccentricity")
                     .with_series("config")

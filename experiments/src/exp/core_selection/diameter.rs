@@ -14,103 +14,83 @@
 //! * `group-center pNNN`: per group, the group center ([`coresel::group_center`]) among the
 //!   central server plus `NNN` random proxies (`proxy_counts`).
 
-use crate::exp::{Experiment, Job, parse_params};
+use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
-use crate::scenario::{KeyError, Scenario, Spec, in_range};
+use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
 use coresel::{CenterObjective, DynamicGroups, DynamicGroupsConfig};
 use rand::RngExt;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// `[params]` of `core-diameter`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Number of groups (default 50).
-    #[serde(default = "d_groups")]
+    /// Number of groups.
+    #[schemars(range(min = 1, max = 100_000))]
     pub groups: usize,
-    /// Zipf exponent of group popularity (default 1).
-    #[serde(default = "d_zipf")]
+    /// Zipf exponent of group popularity.
+    #[schemars(range(min = 0, max = 10))]
     pub zipf_s: f64,
-    /// Minimum group size (default 2).
-    #[serde(default = "d_min")]
+    /// Minimum group size.
+    #[schemars(range(min = 1, max = 100_000))]
     pub min_size: usize,
-    /// Maximum group size (default 20).
-    #[serde(default = "d_max")]
+    /// Maximum group size (at least `min_size`).
+    #[schemars(range(min = 1, max = 100_000))]
     pub max_size: usize,
-    /// Group size at creation (default 5).
-    #[serde(default = "d_init")]
+    /// Group size at creation (between `min_size` and `max_size`).
     pub initial_size: usize,
-    /// Membership events (joins and leaves) simulated (default 5000).
-    #[serde(default = "d_events")]
+    /// Membership events (joins and leaves) simulated.
+    #[schemars(range(min = 1, max = 100_000_000))]
     pub events: usize,
-    /// Events before the first sample (default 500).
-    #[serde(default = "d_warmup")]
+    /// Events before the first sample (fewer than `events`).
     pub warmup_events: usize,
-    /// Events between samples (default 100).
-    #[serde(default = "d_sample")]
+    /// Events between samples (at most `events`).
+    #[schemars(range(min = 1))]
     pub sample_every: usize,
-    /// Numbers of proxies for the group-center curves (default [5, 10, 25, 50, 100]).
-    #[serde(default = "d_proxies")]
+    /// Numbers of proxies for the group-center curves (each at most the number of
+    /// nodes minus one).
+    #[schemars(inner(range(min = 1, max = 1_000_000)))]
     pub proxy_counts: Vec<usize>,
-    /// `min-sum` (the paper's median; default) or `min-max` (CBT's eccentricity) centers.
-    #[serde(default = "d_objective")]
-    pub objective: String,
+    /// What a center minimises: `min-sum` (the paper's median) or `min-max` (CBT's
+    /// eccentricity).
+    pub objective: CenterObjective,
 }
 
-fn d_groups() -> usize {
-    50
-}
-fn d_zipf() -> f64 {
-    1.0
-}
-fn d_min() -> usize {
-    2
-}
-fn d_max() -> usize {
-    20
-}
-fn d_init() -> usize {
-    5
-}
-fn d_events() -> usize {
-    5000
-}
-fn d_warmup() -> usize {
-    500
-}
-fn d_sample() -> usize {
-    100
-}
-fn d_proxies() -> Vec<usize> {
-    vec![5, 10, 25, 50, 100]
-}
-fn d_objective() -> String {
-    "min-sum".into()
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            groups: 50,
+            zipf_s: 1.0,
+            min_size: 2,
+            max_size: 20,
+            initial_size: 5,
+            events: 5000,
+            warmup_events: 500,
+            sample_every: 100,
+            proxy_counts: vec![5, 10, 25, 50, 100],
+            objective: CenterObjective::MinSum,
+        }
+    }
 }
 
 /// The `core-diameter` experiment.
 pub struct CoreDiameter;
 
 impl Experiment for CoreDiameter {
-    fn name(&self) -> &'static str {
-        "core-diameter"
-    }
-    fn about(&self) -> &'static str {
-        "mean group diameter through the core: server at the topology center vs group centers among proxies, dynamic Zipf groups (core-selection paper Fig. 5)"
-    }
-    fn validate(&self, spec: &Spec) -> Result<(), KeyError> {
-        let p: Params = parse_params(spec)?;
-        if spec.topology.is_none() {
-            return Err(KeyError::new(
-                "topology",
-                "core-diameter needs a [topology] table",
-            ));
-        }
-        in_range("params.groups", p.groups as f64, 1.0, 1e5)?;
-        in_range("params.zipf_s", p.zipf_s, 0.0, 10.0)?;
-        in_range("params.min_size", p.min_size as f64, 1.0, 1e5)?;
+    type Params = Params;
+    const NAME: &'static str = "core-diameter";
+    const ABOUT: &'static str = "mean group diameter through the core: server at the topology center vs group centers among proxies, dynamic Zipf groups (core-selection paper Fig. 5)";
+    /// Group diameters are computed on the topology's latencies; no engine runs.
+    const TABLES: Tables = Tables {
+        topology: Use::Required,
+        network: Use::Unused,
+        churn: Use::Unused,
+    };
+
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         in_range("params.max_size", p.max_size as f64, p.min_size as f64, 1e5)?;
         in_range(
             "params.initial_size",
@@ -118,7 +98,6 @@ impl Experiment for CoreDiameter {
             p.min_size as f64,
             p.max_size as f64,
         )?;
-        in_range("params.events", p.events as f64, 1.0, 1e8)?;
         in_range(
             "params.warmup_events",
             p.warmup_events as f64,
@@ -131,25 +110,26 @@ impl Experiment for CoreDiameter {
             1.0,
             p.events as f64,
         )?;
-        for (i, &k) in p.proxy_counts.iter().enumerate() {
-            in_range(&format!("params.proxy_counts.{i}"), k as f64, 1.0, 1e6)?;
-        }
-        if p.objective != "min-sum" && p.objective != "min-max" {
-            return Err(KeyError::new(
-                "params.objective",
-                format!("must be `min-sum` or `min-max`, got `{}`", p.objective),
-            ));
+        if let Some(n) = settings.topology.as_ref().and_then(|t| t.nodes_hint()) {
+            for (i, &k) in p.proxy_counts.iter().enumerate() {
+                in_range(
+                    &format!("params.proxy_counts.{i}"),
+                    k as f64,
+                    1.0,
+                    (n - 1) as f64,
+                )?;
+            }
         }
         Ok(())
     }
 
-    fn run(&self, job: &Job<'_>) -> anyhow::Result<Vec<Table>> {
-        let p: Params = job.params()?;
+    fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
+        let p = job.params();
         let topo = job
-            .spec()
+            .settings()
             .topology
             .as_ref()
-            .expect("validated")
+            .ok_or_else(|| anyhow::anyhow!("core-diameter needs a [topology] table"))?
             .build(job.seed)?;
         let m = topo
             .one_way_ms
@@ -161,13 +141,10 @@ impl Experiment for CoreDiameter {
         );
         let n = m.n;
         let d = coresel::RowMajor::new(&m.data, n)?;
-        let objective = if p.objective == "min-max" {
-            CenterObjective::MinMax
-        } else {
-            CenterObjective::MinSum
-        };
+        let objective = p.objective;
         let all: Vec<usize> = (0..n).collect();
-        let center = coresel::topology_center(&d, &all, &all, objective).expect("n > 0");
+        let center = coresel::topology_center(&d, &all, &all, objective)
+            .ok_or_else(|| anyhow::anyhow!("the topology has no nodes"))?;
         let mut rng =
             sim_core::rng::stream_rng(job.seed, sim_core::rng::GLOBAL_STREAM, "core-diameter");
         let random_server = rng.random_range(0..n);
@@ -288,7 +265,7 @@ impl Experiment for CoreDiameter {
         Ok(vec![summary, ts])
     }
 
-    fn plots(&self, _s: &Scenario) -> Vec<PlotSpec> {
+    fn plots(&self, _s: &Scenario<Params>) -> Vec<PlotSpec> {
         vec![
             PlotSpec::new(
                 "fig5_diameter",

@@ -1,0 +1,336 @@
+//! The experiment contract and the registry.
+//!
+//! An [`Experiment`] declares its typed parameters, which shared tables it reads, the
+//! checks that span several keys, how one job (a sweep point × a repetition) becomes
+//! tidy [`Table`]s, and which plots to draw from them. The [`Registry`] holds
+//! experiments by name; the binary uses [`crate::exp::registry`], and a test can build
+//! its own with a test-only experiment in it.
+//!
+//! Scenario validation is typed end to end: a file is read once into a
+//! [`Header`], the registry picks the experiment named in it, and the experiment
+//! validates every point into its own `Params`. What comes out is a [`Loaded`]
+//! scenario: the runner drives it without knowing the parameter type, and no
+//! downstream code ever parses `[params]` again.
+
+use crate::environment::{EnvOptions, Environment};
+use crate::plot::PlotSpec;
+use crate::scenario::{
+    Header, KeyError, Meta, ParamDoc, Params, Point, Scenario, ScenarioError, Schema, Settings,
+    Tables,
+};
+use crate::table::Table;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A registered experiment.
+pub trait Experiment: Send + Sync + 'static {
+    /// The typed `[params]` (defaults in its `impl Default`, ranges and docs in its
+    /// declaration; see [`crate::scenario::params`]).
+    type Params: Params;
+    /// The name used in scenario files (`experiment = "..."`).
+    const NAME: &'static str;
+    /// One line: what it measures and which paper figure/table it reproduces.
+    const ABOUT: &'static str;
+    /// Which shared tables it reads; a scenario that sets an unused one is rejected.
+    const TABLES: Tables;
+
+    /// Checks that involve several keys or the shared tables (a single key's range
+    /// belongs in the parameter declaration). Runs for every sweep point before any job.
+    fn check(&self, params: &Self::Params, settings: &Settings) -> Result<(), KeyError> {
+        let _ = (params, settings);
+        Ok(())
+    }
+
+    /// Run one job.
+    fn run(&self, job: &Job<'_, Self::Params>) -> anyhow::Result<Vec<Table>>;
+
+    /// Plots to draw from the merged tables.
+    fn plots(&self, scenario: &Scenario<Self::Params>) -> Vec<PlotSpec>;
+}
+
+/// One unit of work: a sweep point × a repetition.
+pub struct Job<'a, P> {
+    /// The scenario's name, seed and axes.
+    pub meta: &'a Meta,
+    /// The sweep point (validated settings and parameters).
+    pub point: &'a Point<P>,
+    /// Repetition number, from 0.
+    pub rep: u32,
+    /// The repetition's seed (the same at every point: common random numbers).
+    pub seed: u64,
+    /// Where the job reports how far it has got.
+    pub progress: &'a Progress,
+}
+
+impl<P> Job<'_, P> {
+    /// This point's parameters.
+    pub fn params(&self) -> &P {
+        &self.point.params
+    }
+
+    /// This point's shared tables.
+    pub fn settings(&self) -> &Settings {
+        &self.point.settings
+    }
+
+    /// Build topology, network, churn and engine configuration for this job.
+    pub fn environment(&self, opts: EnvOptions) -> anyhow::Result<Environment> {
+        self.point.settings.environment(self.seed, opts)
+    }
+}
+
+/// How far a running job has got: a fraction of its work (simulated time over end
+/// time, or the experiment's own unit) and the engine events processed so far. Written
+/// by the job between chunks of work, read by the progress display; never written per
+/// event.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Fraction done × 10⁶.
+    done_ppm: AtomicU64,
+    /// Engine events processed.
+    events: AtomicU64,
+}
+
+impl Progress {
+    /// Report `fraction` of the job done (clamped to [0, 1]) after `events` events.
+    pub fn report(&self, fraction: f64, events: u64) {
+        let ppm = (fraction.clamp(0.0, 1.0) * 1e6) as u64;
+        self.done_ppm.store(ppm, Ordering::Relaxed);
+        self.events.store(events, Ordering::Relaxed);
+    }
+
+    /// The fraction done.
+    pub fn fraction(&self) -> f64 {
+        self.done_ppm.load(Ordering::Relaxed) as f64 / 1e6
+    }
+
+    /// Events processed.
+    pub fn events(&self) -> u64 {
+        self.events.load(Ordering::Relaxed)
+    }
+}
+
+/// A scenario validated against its experiment, ready to run. The runner, `merge` and
+/// `plot` use it without knowing the experiment's parameter type.
+pub trait Loaded: Send + Sync {
+    /// Name, seed, axes and the file as written.
+    fn meta(&self) -> &Meta;
+    /// Number of sweep points.
+    fn point_count(&self) -> usize;
+    /// The swept values of point `i`.
+    fn point_values(&self, i: usize) -> &[(String, toml::Value)];
+    /// The resolved parameters of point `i` (defaults filled in), for the manifest.
+    fn point_params(&self, i: usize) -> serde_json::Value;
+    /// Run job `job` (`point · repetitions + rep`).
+    fn run_job(&self, job: usize, progress: &Progress) -> anyhow::Result<Vec<Table>>;
+    /// The plots to draw.
+    fn plots(&self) -> Vec<PlotSpec>;
+
+    /// Number of jobs: points × repetitions.
+    fn job_count(&self) -> usize {
+        self.point_count() * self.meta().repetitions as usize
+    }
+}
+
+struct LoadedScenario<E: Experiment> {
+    experiment: &'static E,
+    scenario: Scenario<E::Params>,
+}
+
+impl<E: Experiment> Loaded for LoadedScenario<E> {
+    fn meta(&self) -> &Meta {
+        &self.scenario.meta
+    }
+    fn point_count(&self) -> usize {
+        self.scenario.points.len()
+    }
+    fn point_values(&self, i: usize) -> &[(String, toml::Value)] {
+        &self.scenario.points[i].values
+    }
+    fn point_params(&self, i: usize) -> serde_json::Value {
+        serde_json::to_value(&self.scenario.points[i].params).unwrap_or(serde_json::Value::Null)
+    }
+    fn run_job(&self, job: usize, progress: &Progress) -> anyhow::Result<Vec<Table>> {
+        let s = &self.scenario;
+        let reps = s.meta.repetitions as usize;
+        let point = &s.points[job / reps];
+        let rep = (job % reps) as u32;
+        let job = Job {
+            meta: &s.meta,
+            point,
+            rep,
+            seed: sim_core::rng::repetition_seed(s.meta.seed, rep as u64),
+            progress,
+        };
+        self.experiment.run(&job)
+    }
+    fn plots(&self) -> Vec<PlotSpec> {
+        self.experiment.plots(&self.scenario)
+    }
+}
+
+/// [`Schema`] view of an experiment, for the scenario layer.
+pub struct SchemaOf<E: Experiment>(&'static E);
+
+/// The [`Schema`] of `experiment`, to validate a file against it directly (tests,
+/// benches) with [`crate::scenario::parse`] and get the typed [`Scenario`] back.
+pub fn schema<E: Experiment>(experiment: &'static E) -> SchemaOf<E> {
+    SchemaOf(experiment)
+}
+
+impl<E: Experiment> Schema for SchemaOf<E> {
+    type Params = E::Params;
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+    fn tables(&self) -> Tables {
+        E::TABLES
+    }
+    fn check(&self, params: &E::Params, settings: &Settings) -> Result<(), KeyError> {
+        self.0.check(params, settings)
+    }
+}
+
+/// An experiment with its parameter type erased, as the registry stores it.
+pub trait DynExperiment: Send + Sync {
+    /// The name used in scenario files.
+    fn name(&self) -> &'static str;
+    /// One line: what it measures.
+    fn about(&self) -> &'static str;
+    /// Which shared tables it reads.
+    fn tables(&self) -> Tables;
+    /// Every key of its `[params]`: type, default, range, meaning.
+    fn describe(&self) -> Vec<ParamDoc>;
+    /// Validate a parsed file against this experiment.
+    fn validate(&self, header: &Header) -> Result<Box<dyn Loaded>, ScenarioError>;
+}
+
+impl<E: Experiment> DynExperiment for &'static E {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+    fn about(&self) -> &'static str {
+        E::ABOUT
+    }
+    fn tables(&self) -> Tables {
+        E::TABLES
+    }
+    fn describe(&self) -> Vec<ParamDoc> {
+        crate::scenario::params::describe::<E::Params>()
+    }
+    fn validate(&self, header: &Header) -> Result<Box<dyn Loaded>, ScenarioError> {
+        let scenario = header.validate(&SchemaOf(*self))?;
+        Ok(Box::new(LoadedScenario {
+            experiment: *self,
+            scenario,
+        }))
+    }
+}
+
+/// Experiments by name.
+#[derive(Default)]
+pub struct Registry {
+    list: Vec<Box<dyn DynExperiment>>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Registry::default()
+    }
+
+    /// Add `experiment` (a `static` value: experiments are stateless descriptions).
+    pub fn register<E: Experiment>(mut self, experiment: &'static E) -> Self {
+        self.list.push(Box::new(experiment));
+        self
+    }
+
+    /// The experiment called `name`.
+    pub fn find(&self, name: &str) -> Option<&dyn DynExperiment> {
+        self.list.iter().find(|e| e.name() == name).map(|b| &**b)
+    }
+
+    /// Every experiment, in registration order.
+    pub fn iter(&self) -> impl Iterator<Item = &dyn DynExperiment> {
+        self.list.iter().map(|b| &**b)
+    }
+
+    /// Validate a parsed file: find its experiment and check every point.
+    pub fn validate(&self, header: &Header) -> Result<Box<dyn Loaded>, ScenarioError> {
+        match self.find(&header.experiment) {
+            Some(e) => e.validate(header),
+            None => {
+                let names: Vec<&str> = self.iter().map(|e| e.name()).collect();
+                Err(header.source.locate(KeyError::new(
+                    "experiment",
+                    format!(
+                        "unknown experiment `{}`; registered: {}",
+                        header.experiment,
+                        names.join(", ")
+                    ),
+                )))
+            }
+        }
+    }
+
+    /// Read and validate `file`.
+    pub fn load(&self, file: &Path) -> Result<Box<dyn Loaded>, ScenarioError> {
+        self.validate(&Header::load(file)?)
+    }
+
+    /// Validate scenario `text` as if read from `file`.
+    pub fn parse(&self, file: &Path, text: &str) -> Result<Box<dyn Loaded>, ScenarioError> {
+        self.validate(&Header::parse(file, text)?)
+    }
+}
+
+/// Run `sim` until `until`, in chunks, reporting progress between chunks. The chunks do
+/// not change the result: the engine processes the same events in the same order.
+pub fn run_with_progress<N: sim_core::Node>(
+    sim: &mut sim_core::Simulation<N>,
+    until: sim_core::SimTime,
+    progress: &Progress,
+) {
+    let start = sim.now().as_nanos();
+    let end = until.as_nanos().max(start);
+    let span = end - start;
+    let chunks = 256u64;
+    for i in 1..=chunks {
+        let t = start + span / chunks * i + if i == chunks { span % chunks } else { 0 };
+        sim.run_until(sim_core::SimTime(t));
+        let done = if span == 0 {
+            1.0
+        } else {
+            (t - start) as f64 / span as f64
+        };
+        progress.report(done, sim.events_processed());
+    }
+}
+
+/// The Markdown section scenarios/README.md holds for `e` (a test keeps the two equal).
+pub fn describe_markdown(e: &dyn DynExperiment) -> String {
+    let mut s = format!(
+        "<!-- describe:{name} -->\n### `{name}`\n\n{about}\n\nShared tables: {tables}.\n\n",
+        name = e.name(),
+        about = e.about(),
+        tables = e.tables().summary()
+    );
+    let docs = e.describe();
+    if docs.is_empty() {
+        s.push_str("No `[params]`.\n");
+    } else {
+        s.push_str(&crate::scenario::params::markdown_rows(&docs));
+    }
+    s.push_str(&format!("<!-- /describe:{} -->\n", e.name()));
+    s
+}
+
+impl std::fmt::Debug for dyn Loaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loaded")
+            .field("name", &self.meta().name)
+            .field("experiment", &self.meta().experiment)
+            .field("points", &self.point_count())
+            .finish()
+    }
+}

@@ -1,0 +1,8 @@
+//! Node logic that several experiments use, kept apart from any one paper's module:
+//! latency probing (Vivaldi hosts) and ping measurements (landmark estimators).
+
+pub mod pinger;
+pub mod vivaldi;
+
+pub use pinger::{PingMsg, Pinger, run_pings};
+pub use vivaldi::{VivaldiHost, VivaldiMsg, VivaldiRun, random_neighbours, run_vivaldi};

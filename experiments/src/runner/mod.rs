@@ -1,0 +1,315 @@
+//! Running scenarios: jobs in parallel, resumable, shardable, mergeable.
+//!
+//! A scenario has `points × repetitions` jobs, numbered point-major
+//! (`job = point · repetitions + rep`). Each finished job is written atomically to
+//! `<out>/parts/job-NNNNNN.json` with its rows already formatted, so
+//!
+//! * an interrupted run resumes by skipping jobs whose part exists (and whose
+//!   scenario fingerprint matches);
+//! * `--shard I/N` runs the jobs `j` with `j mod N = I − 1`;
+//! * merging concatenates the parts in job order, so the merged CSVs are byte-identical
+//!   to a single-machine run whatever the number of threads or shards.
+//!
+//! A results folder is locked while a run writes it, and refuses to take the results
+//! of another scenario unless asked to clear it first.
+
+pub mod manifest;
+pub mod merge;
+pub mod parts;
+
+pub use manifest::{Manifest, fingerprint};
+pub use merge::merge_into;
+
+use crate::experiment::{Loaded, Progress};
+use crate::output::write_atomic;
+use anyhow::{Context, Result, bail};
+use parts::{Part, format_tables, load_part, part_path};
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A slice of the jobs: `index` in `1..=count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based shard number.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (a, b) = s
+            .split_once('/')
+            .ok_or_else(|| format!("expected I/N (e.g. 2/8), got `{s}`"))?;
+        let index: usize = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard number `{a}`"))?;
+        let count: usize = b
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard count `{b}`"))?;
+        if count == 0 || index == 0 || index > count {
+            return Err(format!("shard must satisfy 1 ≤ I ≤ N, got {index}/{count}"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    /// Output folder.
+    pub out: PathBuf,
+    /// Jobs run now.
+    pub ran: usize,
+    /// Jobs skipped because already finished.
+    pub skipped: usize,
+    /// Whether all jobs are finished and merged outputs were written.
+    pub complete: bool,
+    /// Files written (tables, manifest, plots).
+    pub written: Vec<PathBuf>,
+    /// Wall time in seconds.
+    pub wall_s: f64,
+}
+
+/// Options of `run` / `sweep`.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Output folder (default `results/<name>`).
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    pub jobs: Option<usize>,
+    /// Only this slice of the jobs.
+    pub shard: Option<Shard>,
+    /// Do not draw plots after merging.
+    pub no_plots: bool,
+    /// Quiet: no progress display.
+    pub quiet: bool,
+    /// Clear a results folder that holds another scenario's results.
+    pub clean: bool,
+}
+
+/// Largest number of worker threads `--jobs` accepts.
+pub const MAX_THREADS: usize = 1024;
+
+/// Default output folder of a scenario.
+pub fn default_out(s: &dyn Loaded) -> PathBuf {
+    PathBuf::from("results").join(&s.meta().name)
+}
+
+/// An exclusive lock on a results folder, held while a run writes it (released when
+/// dropped or when the process dies, however it dies).
+pub struct FolderLock {
+    _file: std::fs::File,
+}
+
+impl FolderLock {
+    /// Lock `dir` (creating it), or fail if another run holds it.
+    pub fn acquire(dir: &Path) -> Result<FolderLock> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(".mmvesim.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => Ok(FolderLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => bail!(
+                "{} is being written by another mmvesim run; wait for it or choose another --out",
+                dir.display()
+            ),
+            Err(std::fs::TryLockError::Error(e)) => {
+                Err(e).with_context(|| format!("cannot lock {}", path.display()))
+            }
+        }
+    }
+}
+
+/// Refuse `out` if it holds another scenario's results (or clear it with `clean`).
+fn check_folder(out: &Path, manifest: &Manifest, clean: bool) -> Result<()> {
+    let Ok(old) = Manifest::read(out) else {
+        return Ok(());
+    };
+    if old.scenario == manifest.scenario && old.experiment == manifest.experiment {
+        return Ok(());
+    }
+    if !clean {
+        bail!(
+            "{} holds the results of scenario `{}` (experiment `{}`), not `{}`; choose another \
+             --out, or pass --clean to clear it first",
+            out.display(),
+            old.scenario,
+            old.experiment,
+            manifest.scenario
+        );
+    }
+    clear_results(out)
+}
+
+/// Remove what a run writes into a results folder: tables, manifest, plots, parts.
+fn clear_results(out: &Path) -> Result<()> {
+    let Ok(rd) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = name.ends_with(".csv") || name == "manifest.json";
+        if ours {
+            std::fs::remove_file(&p).with_context(|| format!("cannot remove {}", p.display()))?;
+        } else if (name == "parts" || name == "plots") && p.is_dir() {
+            std::fs::remove_dir_all(&p)
+                .with_context(|| format!("cannot remove {}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Remove tables and plots of an earlier version of the scenario that the new
+/// manifest does not list.
+fn remove_unlisted(out: &Path, manifest: &Manifest) {
+    if let Ok(rd) = std::fs::read_dir(out) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".csv")
+                && !manifest.tables.iter().any(|t| t == stem)
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    if let Ok(rd) = std::fs::read_dir(out.join("plots")) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stem = name
+                .strip_suffix(".svg")
+                .or_else(|| name.strip_suffix(".png"));
+            if let Some(stem) = stem
+                && !manifest.plots.iter().any(|p| p.name == stem)
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+/// Run (a shard of) a scenario.
+pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
+    let out = opts.out.clone().unwrap_or_else(|| default_out(s));
+    let threads = opts.jobs.unwrap_or(0);
+    if threads > MAX_THREADS {
+        bail!("--jobs {threads}: at most {MAX_THREADS} worker threads");
+    }
+    let mut manifest = Manifest::of(s);
+    let _lock = FolderLock::acquire(&out)?;
+    check_folder(&out, &manifest, opts.clean)?;
+    crate::output::remove_stale_temporaries(&out);
+    crate::output::remove_stale_temporaries(&out.join("parts"));
+    let fp = manifest.fingerprint.clone();
+    let total = s.job_count();
+    let start = Instant::now();
+    let mine: Vec<usize> = (0..total)
+        .filter(|j| opts.shard.is_none_or(|sh| j % sh.count == sh.index - 1))
+        .collect();
+    let todo: Vec<usize> = mine
+        .iter()
+        .copied()
+        .filter(|&j| {
+            !load_part(&part_path(&out, j)).is_some_and(|p| p.fingerprint == fp && p.job == j)
+        })
+        .collect();
+    let skipped = mine.len() - todo.len();
+    let show = !opts.quiet && std::io::stdout().is_terminal();
+    let bar = if show {
+        let b = indicatif::ProgressBar::new(todo.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} [{bar:30}] {pos}/{len} jobs, {elapsed} elapsed, eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        b.set_message(s.meta().name.clone());
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("building the thread pool")?;
+    let reps = s.meta().repetitions as usize;
+    let results: Vec<Result<()>> = pool.install(|| {
+        todo.par_iter()
+            .map(|&j| {
+                let point = j / reps;
+                let rep = (j % reps) as u32;
+                let progress = Progress::default();
+                let tables = s
+                    .run_job(j, &progress)
+                    .with_context(|| format!("job {j} (point {point}, repetition {rep})"))?;
+                let seed = sim_core::rng::repetition_seed(s.meta().seed, rep as u64);
+                let part = Part {
+                    scenario: s.meta().name.clone(),
+                    experiment: s.meta().experiment.clone(),
+                    fingerprint: fp.clone(),
+                    job: j,
+                    jobs: total,
+                    tables: format_tables(s, point, rep, seed, tables),
+                };
+                write_atomic(&part_path(&out, j), &serde_json::to_vec(&part)?)?;
+                bar.inc(1);
+                Ok(())
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    for r in results {
+        r?;
+    }
+    let wall_s = start.elapsed().as_secs_f64();
+    manifest.wall_time_s = wall_s;
+    manifest.threads = pool.current_num_threads();
+    let mut summary = RunSummary {
+        out: out.clone(),
+        ran: todo.len(),
+        skipped,
+        complete: false,
+        written: Vec::new(),
+        wall_s,
+    };
+    // Merge if every job of the scenario is now present in `out`.
+    let have = (0..total).all(|j| part_path(&out, j).is_file());
+    if have {
+        summary.written = pool.install(|| {
+            merge_into(
+                std::slice::from_ref(&out),
+                &out,
+                manifest.clone(),
+                true,
+                !opts.no_plots,
+            )
+        })?;
+        if let Ok(m) = Manifest::read(&out) {
+            remove_unlisted(&out, &m);
+        }
+        summary.complete = true;
+    } else {
+        // A shard folder: its manifest lets `merge` work without the scenario file.
+        manifest.shard = opts.shard.map(|s| s.to_string());
+        summary.written.push(manifest.write(&out)?);
+    }
+    Ok(summary)
+}

@@ -1,0 +1,342 @@
+//! Scenario files: raw TOML → validated [`Scenario`] in one step.
+//!
+//! A scenario file names a registered experiment, a seed, a number of repetitions, the
+//! shared `[topology]`, `[network]` and `[churn]` tables, the experiment's own
+//! `[params]`, and a `[sweep]` table whose keys are dotted paths into the file
+//! (`"network.loss"`, `"params.rate"`) and whose values are lists or ranges. Every point
+//! of the sweep (the cartesian product, first key slowest) is validated — shared tables,
+//! typed parameters and the experiment's own cross-key checks — before anything runs.
+//!
+//! This module is a leaf: it knows experiments only through the [`Schema`] trait, so
+//! the registry is passed in by the caller (and a test can register its own).
+//!
+//! Errors name the file, the line and column, and the key path:
+//! `scenarios/x.toml:12:8: network.loss: must be in [0, 1], got 1.5`.
+
+pub mod error;
+pub mod params;
+pub mod source;
+pub mod sweep;
+pub mod tables;
+
+pub use error::{KeyError, ScenarioError, from_value, in_range, positive};
+pub use params::{NoParams, ParamDoc, Params};
+pub use source::Source;
+pub use sweep::value_cell;
+pub use tables::{Settings, Tables, Use};
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use tables::{RawChurn, RawNetwork, RawTopology};
+
+/// What the scenario layer needs to know about an experiment to validate a file.
+pub trait Schema {
+    /// The experiment's typed `[params]`.
+    type Params: Params;
+    /// The name used in scenario files.
+    fn name(&self) -> &'static str;
+    /// Which shared tables it reads.
+    fn tables(&self) -> Tables;
+    /// Checks that involve several keys (one key's range belongs in its declaration).
+    fn check(&self, params: &Self::Params, settings: &Settings) -> Result<(), KeyError>;
+}
+
+/// The top level of a scenario file exactly as written (before validation).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawScenario {
+    /// Name of a registered experiment (`mmvesim list`).
+    pub experiment: String,
+    /// Output folder name under `results/` (default: the file stem).
+    pub name: Option<String>,
+    /// Free text: what this scenario reproduces.
+    pub description: Option<String>,
+    /// The paper, section and figure/table reproduced.
+    pub reproduces: Option<String>,
+    /// Base seed every random stream derives from.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Independent repetitions of every sweep point.
+    #[serde(default = "default_reps")]
+    pub repetitions: u32,
+    /// Topology table.
+    pub topology: Option<RawTopology>,
+    /// Network table.
+    pub network: Option<RawNetwork>,
+    /// Churn table.
+    pub churn: Option<RawChurn>,
+    /// The experiment's own parameters (deserialized into its typed `Params`).
+    #[serde(default)]
+    pub params: toml::Table,
+    /// Swept keys: dotted paths to lists or ranges.
+    #[serde(default)]
+    pub sweep: toml::Table,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_reps() -> u32 {
+    1
+}
+
+/// One axis of a sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepAxis {
+    /// Dotted key path, e.g. `network.loss`.
+    pub key: String,
+    /// The values taken, in order.
+    pub values: Vec<toml::Value>,
+}
+
+/// One point of a sweep, fully validated.
+#[derive(Debug, Clone)]
+pub struct Point<P> {
+    /// Index in the sweep's enumeration order (first key slowest).
+    pub index: usize,
+    /// The swept values of this point, in axis order.
+    pub values: Vec<(String, toml::Value)>,
+    /// The shared tables at this point.
+    pub settings: Settings,
+    /// The experiment's parameters at this point.
+    pub params: P,
+}
+
+/// Everything about a scenario except its points: what the runner, the manifest and
+/// the plots need without knowing the experiment's parameter type.
+#[derive(Debug, Clone)]
+pub struct Meta {
+    /// The file it came from.
+    pub file: PathBuf,
+    /// Output name (folder under `results/`).
+    pub name: String,
+    /// Registered experiment name.
+    pub experiment: String,
+    /// Description from the file.
+    pub description: String,
+    /// What it reproduces.
+    pub reproduces: String,
+    /// Base seed.
+    pub seed: u64,
+    /// Repetitions per point.
+    pub repetitions: u32,
+    /// Sweep axes in file order.
+    pub axes: Vec<SweepAxis>,
+    /// The file as parsed (for the manifest and the fingerprint).
+    pub raw: toml::Table,
+}
+
+/// A validated scenario: every point of its sweep checked.
+#[derive(Debug, Clone)]
+pub struct Scenario<P> {
+    /// Name, seed, axes and the file as written.
+    pub meta: Meta,
+    /// All points, in enumeration order.
+    pub points: Vec<Point<P>>,
+}
+
+/// Largest number of jobs (points × repetitions) a scenario may define.
+pub const MAX_JOBS: usize = 1_000_000;
+
+/// A scenario file read and parsed as TOML, not yet validated against an experiment.
+pub struct Header {
+    /// Where each key is written.
+    pub source: Source,
+    /// The file as TOML.
+    pub table: toml::Table,
+    /// The `experiment = "..."` value.
+    pub experiment: String,
+}
+
+impl Header {
+    /// Read `file`.
+    pub fn load(file: &Path) -> Result<Header, ScenarioError> {
+        let bytes = std::fs::read(file).map_err(|e| {
+            let what = if file.is_dir() {
+                "is a directory, not a scenario file".to_owned()
+            } else {
+                format!("cannot read: {}", io_message(&e))
+            };
+            ScenarioError::whole_file(file, what)
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let off = e.utf8_error().valid_up_to();
+            let src = Source::new(file, String::from_utf8_lossy(e.as_bytes()).into_owned());
+            src.at_offset(Some(off), None, "not valid UTF-8 text".into())
+        })?;
+        Self::parse(file, &text)
+    }
+
+    /// Parse scenario `text` that came from `file`.
+    pub fn parse(file: &Path, text: &str) -> Result<Header, ScenarioError> {
+        let source = Source::new(file, text.to_owned());
+        let table: toml::Table = toml::from_str(text).map_err(|e| {
+            source.at_offset(
+                e.span().map(|s| s.start),
+                None,
+                format!("invalid TOML: {}", e.message().trim()),
+            )
+        })?;
+        let experiment = match table.get("experiment") {
+            Some(toml::Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(source.locate(KeyError::new(
+                    "experiment",
+                    format!("must be a string, got {}", other.type_str()),
+                )));
+            }
+            None => {
+                return Err(ScenarioError::whole_file(
+                    file,
+                    "missing `experiment = \"...\"` (see `mmvesim list`)",
+                ));
+            }
+        };
+        Ok(Header {
+            source,
+            table,
+            experiment,
+        })
+    }
+
+    /// Validate the whole file against experiment `schema`.
+    pub fn validate<S: Schema>(&self, schema: &S) -> Result<Scenario<S::Params>, ScenarioError> {
+        let src = &self.source;
+        let table = &self.table;
+        let file = src.file();
+        let raw: RawScenario =
+            from_value(toml::Value::Table(table.clone()), "").map_err(|e| src.locate(e))?;
+        schema
+            .tables()
+            .check(table, schema.name())
+            .map_err(|e| src.locate(e))?;
+        let name = raw.name.clone().unwrap_or_else(|| {
+            file.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "scenario".into())
+        });
+        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+            return Err(src.locate(KeyError::new(
+                "name",
+                "must be a plain folder name (no slashes, not starting with '.')",
+            )));
+        }
+        if raw.repetitions == 0 || raw.repetitions > 100_000 {
+            return Err(src.locate(KeyError::new(
+                "repetitions",
+                format!("must be in [1, 100000], got {}", raw.repetitions),
+            )));
+        }
+        let axes = sweep::axes(&raw.sweep, table).map_err(|e| src.locate(e))?;
+        let n_points = axes
+            .iter()
+            .map(|a| a.values.len())
+            .try_fold(1usize, |acc, n| acc.checked_mul(n))
+            .unwrap_or(usize::MAX);
+        if n_points.saturating_mul(raw.repetitions as usize) > MAX_JOBS {
+            return Err(src.locate(KeyError::new(
+                "sweep",
+                format!(
+                    "{n_points} points × {} repetitions exceeds {MAX_JOBS} jobs",
+                    raw.repetitions
+                ),
+            )));
+        }
+        let base = file.parent().unwrap_or(Path::new("."));
+        let mut points = Vec::with_capacity(n_points);
+        for index in 0..n_points {
+            let (t, values) = sweep::point_table(table, &axes, index);
+            let point = validate_point(&t, schema, base).map_err(|e| {
+                // Point errors at the sweep entry when the key is swept.
+                let swept = axes.iter().find(|a| {
+                    let ap: Vec<&str> = a.key.split('.').collect();
+                    e.path.len() >= ap.len() && e.path.iter().zip(&ap).all(|(x, y)| x == y)
+                });
+                let mut located = src.locate(e.clone());
+                if let Some(a) = swept {
+                    let at = src.locate(KeyError {
+                        path: vec!["sweep".into(), a.key.clone()],
+                        message: String::new(),
+                    });
+                    located.line = at.line;
+                    located.column = at.column;
+                    let shown: Vec<String> =
+                        values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                    located.message =
+                        format!("{} (at sweep point {})", e.message, shown.join(", "));
+                }
+                located
+            })?;
+            let (settings, params) = point;
+            points.push(Point {
+                index,
+                values,
+                settings,
+                params,
+            });
+        }
+        Ok(Scenario {
+            meta: Meta {
+                file: file.to_owned(),
+                name,
+                experiment: raw.experiment,
+                description: raw.description.unwrap_or_default(),
+                reproduces: raw.reproduces.unwrap_or_default(),
+                seed: raw.seed,
+                repetitions: raw.repetitions,
+                axes,
+                raw: table.clone(),
+            },
+            points,
+        })
+    }
+}
+
+/// An I/O error's message without the repetition `std` adds (`... (os error 2)`).
+pub fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_owned(),
+                None => s,
+            }
+        }
+    }
+}
+
+fn validate_point<S: Schema>(
+    t: &toml::Table,
+    schema: &S,
+    base: &Path,
+) -> Result<(Settings, S::Params), KeyError> {
+    let raw: RawScenario = from_value(toml::Value::Table(t.clone()), "")?;
+    let settings = Settings::validate(raw.topology, raw.network, raw.churn, base)?;
+    let params: S::Params = params::parse(&raw.params)?;
+    schema.check(&params, &settings)?;
+    Ok((settings, params))
+}
+
+impl<P> Scenario<P> {
+    /// Number of jobs: points × repetitions.
+    pub fn job_count(&self) -> usize {
+        self.points.len() * self.meta.repetitions as usize
+    }
+}
+
+/// Read `file` and validate it against `schema` (for tests and tools that know the
+/// experiment; the CLI goes through the registry).
+pub fn load<S: Schema>(file: &Path, schema: &S) -> Result<Scenario<S::Params>, ScenarioError> {
+    Header::load(file)?.validate(schema)
+}
+
+/// Validate `text` (as if read from `file`) against `schema`.
+pub fn parse<S: Schema>(
+    file: &Path,
+    text: &str,
+    schema: &S,
+) -> Result<Scenario<S::Params>, ScenarioError> {
+    Header::parse(file, text)?.validate(schema)
+}

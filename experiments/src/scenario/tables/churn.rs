@@ -1,0 +1,135 @@
+//! `[churn]`: as written ([`RawChurn`]) and validated ([`ChurnSpec`]).
+
+use super::dist::RawDist;
+use crate::scenario::error::{KeyError, in_range};
+use serde::Deserialize;
+use sim_core::{Dist, Sampler, SimTime};
+
+/// `[churn]` as written.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawChurn {
+    /// Up-session length distribution, seconds.
+    pub session_s: Option<RawDist>,
+    /// Down-time distribution, seconds.
+    pub downtime_s: Option<RawDist>,
+    /// Share of departures that are crashes.
+    #[serde(default)]
+    pub crash_fraction: f64,
+    /// Nodes `0..stable_nodes` never churn.
+    #[serde(default)]
+    pub stable_nodes: u32,
+    /// Session churn starts at this time, seconds.
+    #[serde(default)]
+    pub start_s: f64,
+    /// Nodes down at time zero.
+    #[serde(default)]
+    pub initially_down: Vec<u32>,
+    /// Scheduled events.
+    #[serde(default)]
+    pub events: Vec<RawChurnEvent>,
+}
+
+/// One scheduled churn event as written: `{ at_s = 30, node = 5, action = "crash" }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawChurnEvent {
+    /// When, seconds.
+    pub at_s: f64,
+    /// Which node.
+    pub node: u32,
+    /// `join`, `leave` or `crash`.
+    pub action: ActionName,
+}
+
+/// Churn action as written.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionName {
+    /// Join.
+    Join,
+    /// Graceful leave.
+    Leave,
+    /// Crash.
+    Crash,
+}
+
+/// Validated churn settings (node ids are checked against the node count at build).
+#[derive(Debug, Clone, Default)]
+pub struct ChurnSpec {
+    /// Session distributions (seconds) if session churn is on.
+    /// (session, downtime, their samplers).
+    pub sessions: Option<(Dist, Dist, Sampler, Sampler)>,
+    /// Crash share.
+    pub crash_fraction: f64,
+    /// Stable node prefix.
+    pub stable_nodes: u32,
+    /// Start of session churn.
+    pub start: SimTime,
+    /// Down at zero.
+    pub initially_down: Vec<u32>,
+    /// Scheduled events.
+    pub events: Vec<sim_core::ScheduledChurn>,
+}
+
+impl RawChurn {
+    /// Check ranges.
+    pub fn validate(self) -> Result<ChurnSpec, KeyError> {
+        let sessions = match (self.session_s, self.downtime_s) {
+            (None, None) => None,
+            (Some(s), Some(d)) => {
+                let s = s.validate("churn.session_s")?;
+                let d = d.validate("churn.downtime_s")?;
+                let (ss, ds) = (
+                    s.sampler()
+                        .map_err(|e| KeyError::new("churn.session_s", e.0))?,
+                    d.sampler()
+                        .map_err(|e| KeyError::new("churn.downtime_s", e.0))?,
+                );
+                Some((s, d, ss, ds))
+            }
+            (Some(_), None) => {
+                return Err(KeyError::new(
+                    "churn.downtime_s",
+                    "session_s needs downtime_s too",
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(KeyError::new(
+                    "churn.session_s",
+                    "downtime_s needs session_s too",
+                ));
+            }
+        };
+        in_range("churn.crash_fraction", self.crash_fraction, 0.0, 1.0)?;
+        in_range("churn.start_s", self.start_s, 0.0, 1e12)?;
+        let mut events = Vec::new();
+        for (i, e) in self.events.iter().enumerate() {
+            in_range(&format!("churn.events.{i}.at_s"), e.at_s, 0.0, 1e12)?;
+            events.push(sim_core::ScheduledChurn {
+                at: SimTime::from_secs_f64(e.at_s),
+                node: e.node,
+                action: match e.action {
+                    ActionName::Join => sim_core::ChurnAction::Join,
+                    ActionName::Leave => sim_core::ChurnAction::Leave,
+                    ActionName::Crash => sim_core::ChurnAction::Crash,
+                },
+            });
+        }
+        Ok(ChurnSpec {
+            sessions,
+            crash_fraction: self.crash_fraction,
+            stable_nodes: self.stable_nodes,
+            start: SimTime::from_secs_f64(self.start_s),
+            initially_down: self.initially_down,
+            events,
+        })
+    }
+}
+
+impl ChurnSpec {
+    /// Whether any churn is configured.
+    pub fn is_active(&self) -> bool {
+        self.sessions.is_some() || !self.events.is_empty() || !self.initially_down.is_empty()
+    }
+}

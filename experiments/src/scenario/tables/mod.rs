@@ -1,0 +1,129 @@
+//! The shared scenario tables — `[topology]`, `[network]`, `[churn]` — one file each:
+//! as written (`Raw*`, exactly the TOML) and validated (`*Spec`, units resolved), and
+//! the declaration by which an experiment says which of them it uses.
+
+pub mod churn;
+pub mod dist;
+pub mod network;
+pub mod topology;
+
+pub use churn::{ChurnSpec, RawChurn};
+pub use dist::RawDist;
+pub use network::{LatencyKind, NetworkSpec, RawNetwork};
+pub use topology::{RawTopology, TopologySpec};
+
+use super::error::KeyError;
+
+/// Whether an experiment uses one of the shared tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    /// The table must be present.
+    Required,
+    /// The table may be present; the experiment has defaults without it.
+    Optional,
+    /// The experiment never reads the table: a scenario that sets it is rejected, so
+    /// that nobody believes they simulated churn (say) when nothing churned.
+    Unused,
+}
+
+impl Use {
+    fn word(self) -> &'static str {
+        match self {
+            Use::Required => "required",
+            Use::Optional => "optional",
+            Use::Unused => "unused",
+        }
+    }
+}
+
+/// Which shared tables an experiment reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tables {
+    /// `[topology]`.
+    pub topology: Use,
+    /// `[network]`.
+    pub network: Use,
+    /// `[churn]`.
+    pub churn: Use,
+}
+
+impl Tables {
+    /// An experiment that reads none of the shared tables (it does not run the engine
+    /// over a network, or builds its own).
+    pub const NONE: Tables = Tables {
+        topology: Use::Unused,
+        network: Use::Unused,
+        churn: Use::Unused,
+    };
+
+    /// One line per table: `topology: required, network: optional, churn: unused`.
+    pub fn summary(&self) -> String {
+        format!(
+            "[topology] {}, [network] {}, [churn] {}",
+            self.topology.word(),
+            self.network.word(),
+            self.churn.word()
+        )
+    }
+
+    /// Check which tables a file sets against this declaration (`experiment` names the
+    /// experiment in the message).
+    pub fn check(&self, file: &toml::Table, experiment: &str) -> Result<(), KeyError> {
+        for (key, used) in [
+            ("topology", self.topology),
+            ("network", self.network),
+            ("churn", self.churn),
+        ] {
+            match (used, file.contains_key(key)) {
+                (Use::Unused, true) => {
+                    return Err(KeyError::new(
+                        key,
+                        format!(
+                            "experiment `{experiment}` does not use [{key}]; remove the table \
+                             (its settings would have no effect)"
+                        ),
+                    ));
+                }
+                (Use::Required, false) => {
+                    return Err(KeyError::new(
+                        key,
+                        format!("experiment `{experiment}` needs a [{key}] table"),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The validated shared tables of one sweep point (units resolved).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Topology, if the file has one.
+    pub topology: Option<TopologySpec>,
+    /// Network settings (defaults when the file has no `[network]`).
+    pub network: NetworkSpec,
+    /// Churn settings (none when the file has no `[churn]`).
+    pub churn: ChurnSpec,
+}
+
+impl Settings {
+    /// Validate the shared tables of one point (`base`: the scenario's folder, against
+    /// which file paths resolve).
+    pub fn validate(
+        topology: Option<RawTopology>,
+        network: Option<RawNetwork>,
+        churn: Option<RawChurn>,
+        base: &std::path::Path,
+    ) -> Result<Settings, KeyError> {
+        let topology = topology.map(|t| t.validate(base)).transpose()?;
+        let network = network.unwrap_or_default().validate(topology.as_ref())?;
+        let churn = churn.unwrap_or_default().validate()?;
+        Ok(Settings {
+            topology,
+            network,
+            churn,
+        })
+    }
+}

@@ -1,0 +1,126 @@
+//! `[network]`: as written ([`RawNetwork`]) and validated ([`NetworkSpec`]).
+
+use super::dist::RawDist;
+use super::topology::TopologySpec;
+use crate::scenario::error::{KeyError, in_range, positive};
+use serde::Deserialize;
+use sim_core::{Dist, Sampler};
+
+/// How the base latency between two nodes is obtained.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum LatencyKind {
+    /// The topology's one-way matrix (shortest paths for graphs, RTT/2 for measured
+    /// matrices); the default when there is a topology.
+    #[default]
+    Topology,
+    /// Euclidean distance between node coordinates (no graph routing).
+    Euclidean,
+    /// The same for every pair: `constant_ms`. The default without a topology.
+    Constant,
+}
+
+/// `[network]` as written.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawNetwork {
+    /// `topology`, `euclidean` or `constant`.
+    pub latency: Option<LatencyKind>,
+    /// One-way latency for `constant`, ms.
+    #[serde(default)]
+    pub constant_ms: f64,
+    /// Extra per-message delay, ms.
+    pub jitter_ms: Option<RawDist>,
+    /// Loss probability.
+    #[serde(default)]
+    pub loss: f64,
+    /// `fifo` or `reorder`.
+    #[serde(default)]
+    pub ordering: OrderingName,
+    /// Upload bandwidth per node, Mbit/s (serialization delay).
+    pub uplink_mbps: Option<f64>,
+    /// Keep traffic counters per node (default: the experiment's choice).
+    pub per_node_stats: Option<bool>,
+}
+
+/// Link ordering as written.
+#[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrderingName {
+    /// FIFO links.
+    #[default]
+    Fifo,
+    /// Free reordering.
+    Reorder,
+}
+
+/// Validated network settings.
+#[derive(Debug, Clone)]
+pub struct NetworkSpec {
+    /// Base latency source.
+    pub latency: LatencyKind,
+    /// Constant one-way latency, ms.
+    pub constant_ms: f64,
+    /// Jitter distribution (ms).
+    pub jitter_ms: Option<Dist>,
+    /// The jitter distribution's sampler (checked when the point was validated).
+    pub jitter: Option<Sampler>,
+    /// Loss probability.
+    pub loss: f64,
+    /// FIFO or reorder.
+    pub ordering: OrderingName,
+    /// Uplink, bit/s.
+    pub uplink_bps: Option<f64>,
+    /// Per-node traffic counters (`None`: the experiment's default).
+    pub per_node_stats: Option<bool>,
+}
+
+impl RawNetwork {
+    /// Check ranges.
+    pub fn validate(self, topology: Option<&TopologySpec>) -> Result<NetworkSpec, KeyError> {
+        let latency = self.latency.unwrap_or(if topology.is_some() {
+            LatencyKind::Topology
+        } else {
+            LatencyKind::Constant
+        });
+        match (latency, topology) {
+            (LatencyKind::Topology | LatencyKind::Euclidean, None) => {
+                return Err(KeyError::new(
+                    "network.latency",
+                    "needs a [topology] table (or use latency = \"constant\")",
+                ));
+            }
+            (LatencyKind::Euclidean, Some(TopologySpec::Matrix { .. })) => {
+                return Err(KeyError::new(
+                    "network.latency",
+                    "a measured matrix has no coordinates; use \"topology\"",
+                ));
+            }
+            _ => {}
+        }
+        in_range("network.constant_ms", self.constant_ms, 0.0, 1e9)?;
+        let jitter_ms = self
+            .jitter_ms
+            .map(|j| j.validate("network.jitter_ms"))
+            .transpose()?;
+        in_range("network.loss", self.loss, 0.0, 1.0)?;
+        let uplink_bps = self
+            .uplink_mbps
+            .map(|m| positive("network.uplink_mbps", m).map(|m| m * 1e6))
+            .transpose()?;
+        Ok(NetworkSpec {
+            latency,
+            constant_ms: self.constant_ms,
+            jitter: jitter_ms
+                .as_ref()
+                .map(Dist::sampler)
+                .transpose()
+                .map_err(|e| KeyError::new("network.jitter_ms", e.0))?,
+            jitter_ms,
+            loss: self.loss,
+            ordering: self.ordering,
+            uplink_bps,
+            per_node_stats: self.per_node_stats,
+        })
+    }
+}

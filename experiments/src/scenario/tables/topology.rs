@@ -1,0 +1,386 @@
+//! `[topology]`: as written ([`RawTopology`]) and validated ([`TopologySpec`]).
+
+use crate::scenario::error::{KeyError, in_range, positive};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// `[topology]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum RawTopology {
+    /// BRITE flat router-level Waxman (portable RNG).
+    Waxman {
+        /// N.
+        nodes: usize,
+        /// Latency of one side of the plane, ms (default 200, the core-selection paper).
+        #[serde(default = "d_side")]
+        side_ms: f64,
+        /// BRITE HS (plane side in cells, default 1000).
+        #[serde(default = "d_hs")]
+        hs: u32,
+        /// BRITE LS (default 100).
+        #[serde(default = "d_ls")]
+        ls: u32,
+        /// Links per new node (default 2).
+        #[serde(default = "d_m")]
+        m: usize,
+        /// Waxman α (default 0.15).
+        #[serde(default = "d_alpha")]
+        alpha: f64,
+        /// Waxman β (default 0.2).
+        #[serde(default = "d_beta")]
+        beta: f64,
+        /// `random` or `heavy-tailed`.
+        #[serde(default)]
+        placement: PlacementName,
+        /// Fix the topology across repetitions with this seed (default: per repetition).
+        seed: Option<u64>,
+    },
+    /// Barabási–Albert preferential attachment.
+    BarabasiAlbert {
+        /// N.
+        nodes: usize,
+        /// Links per new node.
+        #[serde(default = "d_m")]
+        m: usize,
+        /// Latency of one side of the plane, ms.
+        #[serde(default = "d_side")]
+        side_ms: f64,
+        /// Plane side in cells.
+        #[serde(default = "d_hs")]
+        hs: u32,
+        /// Fixed topology seed.
+        seed: Option<u64>,
+    },
+    /// A `.brite` file (C++ or Java layout).
+    Brite {
+        /// Path, relative to the scenario file.
+        file: PathBuf,
+        /// Latency of one side of the plane, ms.
+        #[serde(default = "d_side")]
+        side_ms: f64,
+    },
+    /// A measured latency matrix (RTTs).
+    Matrix {
+        /// Path, relative to the scenario file (`.gz` allowed).
+        file: PathBuf,
+        /// Unit of the file: `ms`, `s` or `us`.
+        #[serde(default)]
+        unit: UnitName,
+        /// Missing-value convention: `none`, `zero-off-diagonal`, `negative`, or a number.
+        #[serde(default)]
+        missing: MissingName,
+        /// For multi-frame files: `"median"` or a 1-based frame number.
+        frame: Option<toml::Value>,
+        /// Use only the first `nodes` rows/columns.
+        nodes: Option<usize>,
+    },
+    /// Nodes placed uniformly on a plane; latency = Euclidean distance.
+    Plane {
+        /// N.
+        nodes: usize,
+        /// Latency of one side of the plane, ms.
+        #[serde(default = "d_side")]
+        side_ms: f64,
+        /// Fixed placement seed.
+        seed: Option<u64>,
+    },
+}
+
+fn d_side() -> f64 {
+    200.0
+}
+fn d_hs() -> u32 {
+    1000
+}
+fn d_ls() -> u32 {
+    100
+}
+fn d_m() -> usize {
+    2
+}
+fn d_alpha() -> f64 {
+    0.15
+}
+fn d_beta() -> f64 {
+    0.2
+}
+
+/// Node placement name.
+#[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementName {
+    /// Uniform.
+    #[default]
+    Random,
+    /// BRITE heavy-tailed.
+    HeavyTailed,
+}
+
+/// Time unit name.
+#[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum UnitName {
+    /// Milliseconds.
+    #[default]
+    Ms,
+    /// Seconds.
+    S,
+    /// Microseconds.
+    Us,
+}
+
+/// Missing-value convention as written.
+#[derive(Debug, Clone, Deserialize, Default, PartialEq)]
+#[serde(untagged)]
+pub enum MissingName {
+    /// A named convention.
+    Named(MissingKind),
+    /// A literal marker value.
+    Value(f64),
+    /// Default: none.
+    #[default]
+    #[serde(skip)]
+    Default,
+}
+
+/// Named missing-value conventions.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MissingKind {
+    /// Every value must be present.
+    None,
+    /// `0` off the diagonal means missing.
+    ZeroOffDiagonal,
+    /// Negative values mean missing.
+    Negative,
+}
+
+/// A validated topology specification.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TopologySpec {
+    /// Waxman.
+    Waxman {
+        /// Generator parameters.
+        params: WaxmanSettings,
+        /// ms per plane side.
+        side_ms: f64,
+        /// Fixed seed.
+        seed: Option<u64>,
+    },
+    /// Barabási–Albert.
+    BarabasiAlbert {
+        /// N.
+        nodes: usize,
+        /// m.
+        m: usize,
+        /// ms per plane side.
+        side_ms: f64,
+        /// HS.
+        hs: u32,
+        /// Fixed seed.
+        seed: Option<u64>,
+    },
+    /// A `.brite` file.
+    Brite {
+        /// Resolved path.
+        file: PathBuf,
+        /// ms per plane side.
+        side_ms: f64,
+    },
+    /// A measured RTT matrix.
+    Matrix {
+        /// Resolved path.
+        file: PathBuf,
+        /// Reader options.
+        unit: UnitName,
+        /// Missing values.
+        missing: MissingName,
+        /// Frame selection (None = single-frame file).
+        frame: Option<FrameChoice>,
+        /// Leading subset size.
+        nodes: Option<usize>,
+    },
+    /// Uniform plane.
+    Plane {
+        /// N.
+        nodes: usize,
+        /// ms per plane side.
+        side_ms: f64,
+        /// Fixed seed.
+        seed: Option<u64>,
+    },
+}
+
+/// Frame selection for multi-frame matrix files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameChoice {
+    /// Element-wise median.
+    Median,
+    /// 1-based frame number.
+    Frame(usize),
+}
+
+/// Waxman generator settings (validated).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaxmanSettings {
+    /// N.
+    pub nodes: usize,
+    /// HS.
+    pub hs: u32,
+    /// LS.
+    pub ls: u32,
+    /// m.
+    pub m: usize,
+    /// α.
+    pub alpha: f64,
+    /// β.
+    pub beta: f64,
+    /// Placement.
+    pub placement: PlacementName,
+}
+
+impl RawTopology {
+    /// Check ranges and resolve file paths (relative to `base`, the scenario's folder).
+    pub fn validate(self, base: &Path) -> Result<TopologySpec, KeyError> {
+        let p = |k: &str| format!("topology.{k}");
+        let nodes_ok = |n: usize| -> Result<usize, KeyError> {
+            if (2..=10_000_000).contains(&n) {
+                Ok(n)
+            } else {
+                Err(KeyError::new(
+                    &p("nodes"),
+                    format!("must be in [2, 10000000], got {n}"),
+                ))
+            }
+        };
+        Ok(match self {
+            RawTopology::Waxman {
+                nodes,
+                side_ms,
+                hs,
+                ls,
+                m,
+                alpha,
+                beta,
+                placement,
+                seed,
+            } => {
+                let nodes = nodes_ok(nodes)?;
+                positive(&p("side_ms"), side_ms)?;
+                if hs == 0 || (hs as u64) * (hs as u64) < nodes as u64 {
+                    return Err(KeyError::new(
+                        &p("hs"),
+                        format!("must be > 0 with hs² ≥ nodes ({nodes}), got {hs}"),
+                    ));
+                }
+                if ls == 0 || ls > hs || hs % ls != 0 {
+                    return Err(KeyError::new(
+                        &p("ls"),
+                        format!("must divide hs ({hs}), got {ls}"),
+                    ));
+                }
+                if m == 0 || m >= nodes {
+                    return Err(KeyError::new(
+                        &p("m"),
+                        format!("must be in [1, {}], got {m}", nodes - 1),
+                    ));
+                }
+                in_range(&p("alpha"), alpha, 1e-9, 1.0)?;
+                positive(&p("beta"), beta)?;
+                TopologySpec::Waxman {
+                    params: WaxmanSettings {
+                        nodes,
+                        hs,
+                        ls,
+                        m,
+                        alpha,
+                        beta,
+                        placement,
+                    },
+                    side_ms,
+                    seed,
+                }
+            }
+            RawTopology::BarabasiAlbert {
+                nodes,
+                m,
+                side_ms,
+                hs,
+                seed,
+            } => {
+                let nodes = nodes_ok(nodes)?;
+                if m == 0 || m >= nodes {
+                    return Err(KeyError::new(
+                        &p("m"),
+                        format!("must be in [1, {}], got {m}", nodes - 1),
+                    ));
+                }
+                positive(&p("side_ms"), side_ms)?;
+                TopologySpec::BarabasiAlbert {
+                    nodes,
+                    m,
+                    side_ms,
+                    hs,
+                    seed,
+                }
+            }
+            RawTopology::Brite { file, side_ms } => {
+                positive(&p("side_ms"), side_ms)?;
+                let file = base.join(file);
+                if !file.is_file() {
+                    return Err(KeyError::new(
+                        &p("file"),
+                        format!("no such file: {}", file.display()),
+                    ));
+                }
+                TopologySpec::Brite { file, side_ms }
+            }
+            RawTopology::Matrix {
+                file,
+                unit,
+                missing,
+                frame,
+                nodes,
+            } => {
+                let file = base.join(file);
+                if !file.is_file() {
+                    return Err(KeyError::new(
+                        &p("file"),
+                        format!("no such file: {}", file.display()),
+                    ));
+                }
+                let frame = match frame {
+                    None => None,
+                    Some(toml::Value::String(s)) if s == "median" => Some(FrameChoice::Median),
+                    Some(toml::Value::Integer(i)) if i >= 1 => Some(FrameChoice::Frame(i as usize)),
+                    Some(v) => {
+                        return Err(KeyError::new(
+                            &p("frame"),
+                            format!("must be \"median\" or a frame number ≥ 1, got {v}"),
+                        ));
+                    }
+                };
+                if let Some(n) = nodes {
+                    nodes_ok(n)?;
+                }
+                TopologySpec::Matrix {
+                    file,
+                    unit,
+                    missing,
+                    frame,
+                    nodes,
+                }
+            }
+            RawTopology::Plane {
+                nodes,
+                side_ms,
+                seed,
+            } => TopologySpec::Plane {
+                nodes: nodes_ok(nodes)?,
+                side_ms: positive(&p("side_ms"), side_ms)?,
+                seed,
+            },
+        })
+    }
+}
