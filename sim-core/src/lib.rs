@@ -68,8 +68,9 @@ pub use churn::{Churn, ChurnAction, ScheduledChurn, SessionChurn};
 pub use dist::{Dist, DistError, Sampler};
 pub use metrics::{Histogram, MetricRow, Metrics, Scope, TimeSeries};
 pub use network::{
-    ConstantLatency, CoordinateLatency, Delivery, Latency, LatencyModel, LinkConfig, MatrixLatency,
-    Network, Ordering,
+    Attachment, ConstantLatency, CoordinateLatency, Delivery, LatencyModel, LinkConfig,
+    MatrixLatency, NO_ROUTE_US, Network, OneWayLatency, Ordering, RouterLatency,
+    RouterLatencyError,
 };
 pub use node::{Ctx, Message, Node, NodeId};
 pub use rng::SimRng;

@@ -2,7 +2,7 @@
 //! (through the network model, with traffic accounting) and setting a timer.
 
 use crate::churn::ChurnAction;
-use crate::network::{Delivery, LatencyModel, Network};
+use crate::network::{Delivery, Network, OneWayLatency};
 use crate::node::{Message, NodeId};
 use crate::queue::EventQueue;
 use crate::stats::NetStats;
@@ -49,14 +49,26 @@ impl<M: Message> Sched<M> {
             t.sent_bytes += size as u64;
         });
         if self.net.is_plain() {
-            let at = now + self.net.latency_model().latency(from, to);
-            self.queue.push(at.0, Event::Msg { from, to, msg });
+            match self.net.latency_model().route(from, to) {
+                Some(l) => self.queue.push((now + l).0, Event::Msg { from, to, msg }),
+                None => self.unroutable(from, kind),
+            }
             return;
         }
         match self.net.transmit(now, from, to, size) {
             Delivery::At(at) => self.queue.push(at.0, Event::Msg { from, to, msg }),
             Delivery::Lost => self.stats.with(from as usize, kind, |t| t.lost_msgs += 1),
+            Delivery::Unroutable => self.unroutable(from, kind),
         }
+    }
+
+    /// Count a message that has no route (out of line: rare, and it keeps the send
+    /// path small where it is inlined).
+    #[cold]
+    #[inline(never)]
+    fn unroutable(&mut self, from: NodeId, kind: usize) {
+        self.stats
+            .with(from as usize, kind, |t| t.unroutable_msgs += 1);
     }
 
     #[inline]

@@ -412,8 +412,21 @@ impl<N: Node> Simulation<N> {
         self.events
     }
     /// Events waiting in the queue (including cancelled timers not yet discarded).
+    /// Counts the queue's buckets: cheap, but not free; call it between runs, not per
+    /// event.
     pub fn pending_events(&self) -> usize {
         self.sched.queue.len()
+    }
+    /// Messages sent and not yet delivered or dropped at a dead node: with the
+    /// counters of [`Simulation::stats`], `sent = recv + dropped_dead + lost +
+    /// unroutable + in flight` (see [`Traffic::settled`](crate::Traffic::settled)).
+    /// Scans the whole queue: call it between runs, not per event.
+    pub fn messages_in_flight(&self) -> usize {
+        self.sched
+            .queue
+            .items()
+            .filter(|e| matches!(e, Event::Msg { .. }))
+            .count()
     }
     /// Node `id`'s state.
     pub fn node(&self, id: NodeId) -> &N {

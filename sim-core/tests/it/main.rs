@@ -1,5 +1,6 @@
 //! Integration tests of the engine (one test binary for the whole crate).
 
+mod accounting;
 mod churn;
 mod determinism;
 mod network;
