@@ -1,9 +1,8 @@
 //! # sim-core: a deterministic discrete-event network simulation engine
 //!
 //! `sim-core` runs node logic over a simulated network, one event at a time, in a
-//! strictly reproducible order. It is the engine behind every `mmvesim` experiment, but
-//! it knows nothing about experiments, scenario files or I/O: it never reads the wall
-//! clock, and all randomness flows from the seed given to [`Simulation::new`].
+//! strictly reproducible order. It does no I/O and never reads the wall clock; all
+//! randomness flows from the seed given to [`Simulation::new`] (in its [`SimConfig`]).
 //!
 //! * **Time** is an integer number of nanoseconds ([`SimTime`]). Events are ordered by
 //!   `(time, insertion sequence)`, so events at the same instant run in the order they
@@ -16,13 +15,18 @@
 //!   ([`rng::stream_rng`]), so adding a node or a stream leaves every other stream's
 //!   numbers unchanged.
 //! * **The network** ([`Network`]) turns a base latency ([`LatencyModel`]: matrix,
-//!   coordinates, constant) into delivery times with optional jitter, loss, FIFO or
-//!   reordering links and serialization delay, and accounts traffic per node and per
-//!   message kind ([`NetStats`]).
+//!   coordinates, end hosts attached to routers, constant) into delivery times with
+//!   optional jitter, loss, FIFO or reordering links and serialization delay, and
+//!   accounts traffic per node and per message kind ([`NetStats`]). Every message sent
+//!   is delivered, dropped at a dead node, lost, unroutable (no route between the
+//!   pair), or still in flight ([`Simulation::messages_in_flight`]).
 //! * **Churn** ([`Churn`]): scheduled or session-based joins, leaves and crashes;
 //!   messages to a dead node are dropped and counted.
 //! * **Metrics** ([`Metrics`]): counters, exact-quantile histograms and time series,
 //!   exported as tidy rows.
+//! * **Long runs** are driven in chunks with [`Simulation::run_until`]; between
+//!   chunks, [`Simulation::now`] and [`Simulation::events_processed`] are plain field
+//!   reads, and chunking changes neither the events nor their order.
 //!
 //! ```
 //! use sim_core::{ConstantLatency, Ctx, Message, Network, Node, NodeId, SimConfig, SimTime, Simulation};

@@ -43,8 +43,11 @@ use crate::time::SimTime;
 use rand::RngExt;
 use std::collections::HashMap;
 
-/// Whether messages on one directed link may overtake each other.
+/// Whether messages on one directed link may overtake each other (with the `serde`
+/// feature: `"fifo"` or `"reorder"`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub enum Ordering {
     /// Messages on a link arrive in the order they were sent (TCP-like): an arrival
     /// is never earlier than the previous arrival on the same link.

@@ -24,7 +24,7 @@ pub trait Message {
     fn kind(&self) -> usize {
         0
     }
-    /// Size on the wire in bytes (headers included, as the experiment defines it).
+    /// Size on the wire in bytes (headers included, as the protocol defines it).
     #[inline]
     fn size_bytes(&self) -> u32 {
         0
@@ -101,7 +101,7 @@ impl<M: Message> Ctx<'_, M> {
         self.alive[id as usize]
     }
 
-    /// The scenario seed, for deriving extra named streams with [`crate::rng::stream_rng`].
+    /// The run's seed, for deriving extra named streams with [`crate::rng::stream_rng`].
     pub fn seed(&self) -> u64 {
         self.seed
     }

@@ -23,7 +23,7 @@ const LOOK_AHEAD_MIN_BYTES: usize = 32 << 20;
 /// Engine settings that are not the network or the nodes.
 #[derive(Clone, Debug)]
 pub struct SimConfig {
-    /// The scenario seed every random stream derives from.
+    /// The seed every random stream derives from.
     pub seed: u64,
     /// Keep traffic counters per node × kind (memory: 48 bytes × nodes × kinds).
     pub per_node_stats: bool,
@@ -47,8 +47,8 @@ impl SimConfig {
 /// nodes every node access is a cache miss). `repr(C)` keeps the engine state (40
 /// bytes) first, so its last field (`up`, read for every delivery) sits next to the
 /// node's first fields, and the 64-byte alignment puts both in one cache line: a node
-/// whose hot fields come first (see `experiments`' averaging node) is served by one
-/// line per event. The cost is padding up to a multiple of 64 bytes per node.
+/// whose hot fields come first is served by one line per event. The cost is padding up
+/// to a multiple of 64 bytes per node.
 #[repr(C, align(64))]
 struct Slot<N> {
     rt: NodeRt,
@@ -403,7 +403,7 @@ impl<N: Node> Simulation<N> {
     pub fn now(&self) -> SimTime {
         self.now
     }
-    /// The scenario seed.
+    /// The seed every random stream derives from.
     pub fn seed(&self) -> u64 {
         self.seed
     }

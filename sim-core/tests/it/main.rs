@@ -5,3 +5,5 @@ mod churn;
 mod determinism;
 mod network;
 mod ordering;
+#[cfg(feature = "serde")]
+mod serde_form;
