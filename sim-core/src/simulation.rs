@@ -25,7 +25,7 @@ const LOOK_AHEAD_MIN_BYTES: usize = 32 << 20;
 pub struct SimConfig {
     /// The seed every random stream derives from.
     pub seed: u64,
-    /// Keep traffic counters per node × kind (memory: 48 bytes × nodes × kinds).
+    /// Keep traffic counters per node × kind (memory: 56 bytes × nodes × kinds).
     pub per_node_stats: bool,
     /// Joins, leaves and crashes.
     pub churn: Churn,
