@@ -240,8 +240,10 @@ impl TopologySpec {
 impl NetworkSpec {
     /// Build the engine's network for `topo` (or `n` nodes without a topology).
     pub fn build(&self, topo: Option<&BuiltTopology>) -> anyhow::Result<sim_core::Network> {
-        use sim_core::{ConstantLatency, CoordinateLatency, Latency, LinkConfig, MatrixLatency};
-        let latency: Latency = match (self.latency, topo) {
+        use sim_core::{
+            ConstantLatency, CoordinateLatency, LatencyModel, LinkConfig, MatrixLatency,
+        };
+        let latency: LatencyModel = match (self.latency, topo) {
             (LatencyKind::Constant, _) => {
                 ConstantLatency(SimTime::from_millis_f64(self.constant_ms)).into()
             }

@@ -5,6 +5,9 @@
 //!
 //! * `ping_pong_10k`: 10,000 nodes on a 2-D plane (coordinate latency); every node keeps
 //!   one ping in flight to a random peer, which answers with a pong; 1,000,000 events.
+//! * `ping_pong_routers_100k`: the same protocol among 100,000 end hosts attached to
+//!   1,000 routers ([`RouterLatency`]: random router, access link 0-5 ms, routers on a
+//!   plane), where a dense host matrix would take 40 GB.
 //! * `gossip_jitter_loss`: 10,000 nodes push a rumour to a random peer every 100 ms with
 //!   normal jitter and 1 % loss on FIFO links.
 
@@ -77,6 +80,40 @@ fn ping_pong_10k(b: divan::Bencher<'_, '_>) {
         .with_inputs(|| {
             let nodes: Vec<_> = (0..10_000).map(|_| PingPong { pongs: 0 }).collect();
             let net = Network::ideal(CoordinateLatency::new(coords.clone(), 0.2));
+            let mut cfg = SimConfig::new(7);
+            cfg.per_node_stats = false;
+            let mut sim = Simulation::new(nodes, net, cfg);
+            sim.start();
+            sim
+        })
+        .bench_local_values(|mut sim| {
+            while sim.events_processed() < EVENTS {
+                sim.step();
+            }
+            sim
+        });
+}
+
+#[divan::bench(sample_count = 5)]
+fn ping_pong_routers_100k(b: divan::Bencher<'_, '_>) {
+    const HOSTS: usize = 100_000;
+    const ROUTERS: usize = 1_000;
+    let sites = plane(ROUTERS, 3);
+    let core = MatrixLatency::from_millis_fn(ROUTERS, |i, j| {
+        ((sites[i][0] - sites[j][0]).powi(2) + (sites[i][1] - sites[j][1]).powi(2)).sqrt() * 0.2
+    });
+    let mut rng = rng::stream_rng(3, rng::GLOBAL_STREAM, "hosts");
+    let hosts = (0..HOSTS)
+        .map(|_| Attachment {
+            router: rng.random_range(0..ROUTERS as u32),
+            access_us: rng.random_range(0..5_000),
+        })
+        .collect();
+    let routers = RouterLatency::new(core, hosts).unwrap();
+    b.counter(divan::counter::ItemsCount::new(EVENTS))
+        .with_inputs(|| {
+            let nodes = (0..HOSTS).map(|_| PingPong { pongs: 0 });
+            let net = Network::ideal(routers.clone());
             let mut cfg = SimConfig::new(7);
             cfg.per_node_stats = false;
             let mut sim = Simulation::new(nodes, net, cfg);

@@ -1,7 +1,9 @@
 //! Ping-pong among N nodes for a fixed number of events; prints events/s.
 //!
-//! `cargo run --release -p sim-core --example ping_pong -- [nodes] [events] [coords|matrix]`
-//! (`matrix` precomputes a dense latency matrix from the coordinates: 4·n² bytes).
+//! `cargo run --release -p sim-core --example ping_pong -- [nodes] [events] [coords|matrix|routers]`
+//! (`matrix` precomputes a dense latency matrix from the coordinates: 4·n² bytes;
+//! `routers` attaches the nodes to 1000 routers placed on the same plane, see
+//! [`RouterLatency`]).
 //! Used with `valgrind --tool=callgrind` to count instructions per event (run two event
 //! counts and divide the difference, which cancels the set-up cost).
 
@@ -47,6 +49,7 @@ impl Node for PingPong {
 fn main() {
     let raw: Vec<String> = std::env::args().skip(1).collect();
     let matrix = raw.iter().any(|a| a == "matrix");
+    let routers = raw.iter().any(|a| a == "routers");
     let args: Vec<u64> = raw.iter().filter_map(|a| a.parse().ok()).collect();
     let n = args.first().copied().unwrap_or(10_000) as usize;
     let events = args.get(1).copied().unwrap_or(10_000_000);
@@ -60,7 +63,9 @@ fn main() {
             ]
         })
         .collect();
-    let net = if matrix {
+    let net = if routers {
+        Network::ideal(attach_to_routers(&coords, 1000))
+    } else if matrix {
         let c = CoordinateLatency::new(coords, 0.2);
         Network::ideal(MatrixLatency::from_millis_fn(n, |i, j| {
             c.latency(i as NodeId, j as NodeId).as_millis_f64()
@@ -83,4 +88,38 @@ fn main() {
         sim.events_processed() as f64 / s / 1e6,
         sim.now()
     );
+}
+
+/// Hosts at `coords` attached to the nearest of `r` routers placed on the same plane;
+/// the access link costs the host's distance to its router, the router matrix the
+/// distance between routers (0.2 ms per unit, as in the coordinate model).
+fn attach_to_routers(coords: &[[f64; 3]], r: usize) -> RouterLatency {
+    let mut rng = rng::stream_rng(2, rng::GLOBAL_STREAM, "routers");
+    let sites: Vec<[f64; 3]> = (0..r)
+        .map(|_| {
+            [
+                rng.random_range(0.0..1000.0),
+                rng.random_range(0.0..1000.0),
+                0.0,
+            ]
+        })
+        .collect();
+    let dist = |a: [f64; 3], b: [f64; 3]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+    let hosts = coords
+        .iter()
+        .map(|&c| {
+            let (router, d) = sites
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| (i, dist(c, s)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .expect("at least one router");
+            Attachment {
+                router: router as u32,
+                access_us: (d * 200.0).round() as u32,
+            }
+        })
+        .collect();
+    let core = MatrixLatency::from_millis_fn(r, |i, j| dist(sites[i], sites[j]) * 0.2);
+    RouterLatency::new(core, hosts).expect("every host names an existing router")
 }

@@ -12,8 +12,11 @@ use crate::NodeId;
 use crate::dist::Sampler;
 use crate::time::SimTime;
 
-/// What happens to a node.
+/// What happens to a node (with the `serde` feature: `"join"`, `"leave"` or
+/// `"crash"`, as [`ChurnAction::name`] gives it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum ChurnAction {
     /// The node comes up ([`crate::Node::on_start`] is called).
     Join,
@@ -24,7 +27,7 @@ pub enum ChurnAction {
 }
 
 impl ChurnAction {
-    /// Name used in scenario files and output.
+    /// The action's name, for configuration files and output.
     pub fn name(self) -> &'static str {
         match self {
             ChurnAction::Join => "join",
@@ -56,7 +59,8 @@ pub struct SessionChurn {
     pub crash_fraction: f64,
     /// Sessions only start to count from this instant (a warm-up without churn).
     pub start: SimTime,
-    /// Nodes with an id below this value never churn (e.g. servers, landmarks).
+    /// Nodes with an id below this value never churn (e.g. servers or other
+    /// infrastructure).
     pub stable_nodes: NodeId,
 }
 

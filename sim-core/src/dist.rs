@@ -1,16 +1,27 @@
 //! Named probability distributions for jitter, churn sessions and workloads.
 //!
-//! A [`Dist`] names a `rand_distr` distribution and its parameters (as a scenario file
-//! does); [`Dist::sampler`] validates them once and returns a [`Sampler`] that draws
-//! without further checks. Values are plain `f64`s; the caller decides the unit
+//! A [`Dist`] names a `rand_distr` distribution and its parameters (as a configuration
+//! file would); [`Dist::sampler`] validates them once and returns a [`Sampler`] that
+//! draws without further checks. Values are plain `f64`s; the caller decides the unit
 //! (milliseconds for jitter, seconds for session times).
 
 use rand::Rng;
 use rand_distr::{Distribution, Exp, Gamma, LogNormal, Normal, Pareto, Uniform, Weibull};
 use std::fmt;
 
-/// A distribution named by its family and parameters, as written in a scenario.
+/// A distribution named by its family and parameters.
+///
+/// With the `serde` feature it reads and writes as a table tagged by `dist`, with the
+/// family name of [`Dist::family`] and the parameters as fields, e.g.
+/// `{ dist = "exponential", mean = 2.0 }` or `{ dist = "lognormal", mu = 0.0,
+/// sigma = 1.0 }`; unknown fields are rejected. Deserializing checks the form only:
+/// [`Dist::sampler`] checks the parameters.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)
+)]
 #[non_exhaustive]
 pub enum Dist {
     /// Always `value`.
@@ -33,6 +44,7 @@ pub enum Dist {
         std_dev: f64,
     },
     /// Log-normal: `exp(N(mu, sigma))`.
+    #[cfg_attr(feature = "serde", serde(rename = "lognormal"))]
     LogNormal {
         /// Mean of the underlying normal.
         mu: f64,
@@ -126,7 +138,7 @@ fn non_negative(name: &str, v: f64) -> Result<f64, DistError> {
 }
 
 impl Dist {
-    /// The family name as written in scenario files (`"normal"`, `"pareto"`, ...).
+    /// The family name (`"normal"`, `"lognormal"`, ...), as the `serde` form writes it.
     pub fn family(&self) -> &'static str {
         match self {
             Dist::Constant { .. } => "constant",

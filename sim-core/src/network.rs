@@ -11,16 +11,30 @@
 //! ```
 //!
 //! and it is lost with probability `loss` (decided when it is sent). The base latency
-//! comes from a [`Latency`]: a dense matrix ([`MatrixLatency`], up to ~10k nodes),
-//! coordinates ([`CoordinateLatency`]), a constant ([`ConstantLatency`]) or, at the cost
-//! of one indirect call per message, any closure. `Latency` is an enum rather than a
-//! type parameter so that node logic sees one non-generic [`crate::Ctx`]; the `match`
-//! per message is a well-predicted branch.
-//! Shortest-path latencies over a topology are computed once into a matrix by the
-//! `topologies` crate and then used through [`MatrixLatency`].
+//! comes from a [`LatencyModel`]: a dense matrix ([`MatrixLatency`], up to ~10k nodes),
+//! coordinates ([`CoordinateLatency`]), end hosts attached to routers
+//! ([`RouterLatency`], for large overlays), a constant ([`ConstantLatency`]) or, at the
+//! cost of one indirect call per message, any closure. `LatencyModel` is an enum rather
+//! than a type parameter so that node logic sees one non-generic [`crate::Ctx`]; the
+//! `match` per message is a well-predicted branch. Shortest-path latencies over a
+//! topology are computed once, elsewhere, and used through [`MatrixLatency`] or
+//! [`RouterLatency`].
+//!
+//! **Every message has exactly one fate**: delivered, dropped at a dead node, lost
+//! (the loss model), or unroutable (the latency model has no route for the pair:
+//! [`OneWayLatency::route`] is `None`). An unroutable message is decided before
+//! anything else: it occupies no uplink and draws no random number. [`crate::NetStats`]
+//! counts each fate per message kind.
 //!
 //! All randomness (jitter, loss) is drawn from the *sender's* `"net"` stream, so it does
 //! not depend on what other nodes do.
+
+mod latency;
+
+pub use latency::{
+    Attachment, ConstantLatency, CoordinateLatency, LatencyModel, MatrixLatency, NO_ROUTE_US,
+    OneWayLatency, RouterLatency, RouterLatencyError,
+};
 
 use crate::NodeId;
 use crate::dist::Sampler;
@@ -28,162 +42,13 @@ use crate::rng::{SimRng, stream_rng};
 use crate::time::SimTime;
 use rand::RngExt;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-/// One-way base latency between two nodes.
-///
-/// Implementations must be pure functions of `(from, to)`: the engine may call them in
-/// any order.
-pub trait LatencyModel {
-    /// One-way latency from `from` to `to`.
-    fn latency(&self, from: NodeId, to: NodeId) -> SimTime;
-}
-
-impl<F: Fn(NodeId, NodeId) -> SimTime> LatencyModel for F {
-    #[inline]
-    fn latency(&self, from: NodeId, to: NodeId) -> SimTime {
-        self(from, to)
-    }
-}
-
-/// The same latency between every pair of nodes (zero for PeerSim-style cycle models).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ConstantLatency(pub SimTime);
-
-impl LatencyModel for ConstantLatency {
-    #[inline]
-    fn latency(&self, _: NodeId, _: NodeId) -> SimTime {
-        self.0
-    }
-}
-
-/// A dense latency matrix in whole microseconds (`u32`: up to 4295 s per entry), row =
-/// sender. 10,000 nodes take 400 MB.
-#[derive(Clone, Debug)]
-pub struct MatrixLatency {
-    n: usize,
-    micros: Vec<u32>,
-}
-
-impl MatrixLatency {
-    /// From a row-major `n × n` table of microseconds.
-    ///
-    /// # Panics
-    /// If `micros.len() != n * n`.
-    pub fn from_micros(n: usize, micros: Vec<u32>) -> Self {
-        assert_eq!(micros.len(), n * n, "latency matrix must be n × n");
-        MatrixLatency { n, micros }
-    }
-
-    /// From a function giving one-way latency in milliseconds (rounded to µs; negative,
-    /// NaN and infinite values become the maximum, i.e. effectively unreachable).
-    pub fn from_millis_fn(n: usize, f: impl Fn(usize, usize) -> f64) -> Self {
-        let mut micros = Vec::with_capacity(n * n);
-        for i in 0..n {
-            for j in 0..n {
-                let ms = f(i, j);
-                let us = if ms.is_finite() && ms >= 0.0 {
-                    (ms * 1000.0).round().min(u32::MAX as f64) as u32
-                } else {
-                    u32::MAX
-                };
-                micros.push(us);
-            }
-        }
-        MatrixLatency { n, micros }
-    }
-
-    /// Number of nodes.
-    pub fn len(&self) -> usize {
-        self.n
-    }
-
-    /// True for a 0 × 0 matrix.
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-}
-
-impl LatencyModel for MatrixLatency {
-    #[inline]
-    fn latency(&self, from: NodeId, to: NodeId) -> SimTime {
-        SimTime::from_micros(self.micros[from as usize * self.n + to as usize] as u64)
-    }
-}
-
-/// Latency proportional to Euclidean distance between node coordinates (a plane or
-/// any dimension up to 3), plus a constant per hop: `base + dist · ns_per_unit`.
-///
-/// When every `z` is zero the coordinates are stored as plane points (16 bytes per
-/// node instead of 24, one fewer subtraction per message); the distances are the same
-/// to the bit, since adding `0.0` to a non-negative sum changes nothing.
-#[derive(Clone, Debug)]
-pub struct CoordinateLatency {
-    points: Points,
-    ns_per_unit: f64,
-    base: SimTime,
-}
-
-/// Node coordinates, in the narrowest layout that holds them.
-#[derive(Clone, Debug)]
-enum Points {
-    Plane(Vec<[f64; 2]>),
-    Space(Vec<[f64; 3]>),
-}
-
-impl CoordinateLatency {
-    /// Nodes at `coords` (x, y, z; use z = 0 for a plane); one unit of distance costs
-    /// `ms_per_unit` milliseconds.
-    pub fn new(coords: Vec<[f64; 3]>, ms_per_unit: f64) -> Self {
-        let points = if coords.iter().all(|c| c[2] == 0.0) {
-            Points::Plane(coords.iter().map(|c| [c[0], c[1]]).collect())
-        } else {
-            Points::Space(coords)
-        };
-        CoordinateLatency {
-            points,
-            ns_per_unit: ms_per_unit * 1e6,
-            base: SimTime::ZERO,
-        }
-    }
-    /// Add a constant latency to every message (e.g. access-link delay).
-    pub fn with_base(mut self, base: SimTime) -> Self {
-        self.base = base;
-        self
-    }
-    /// Number of nodes.
-    pub fn len(&self) -> usize {
-        match &self.points {
-            Points::Plane(p) => p.len(),
-            Points::Space(p) => p.len(),
-        }
-    }
-    /// True when there are no nodes.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl LatencyModel for CoordinateLatency {
-    #[inline]
-    fn latency(&self, from: NodeId, to: NodeId) -> SimTime {
-        let d = match &self.points {
-            Points::Plane(p) => {
-                let (a, b) = (p[from as usize], p[to as usize]);
-                ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
-            }
-            Points::Space(p) => {
-                let (a, b) = (p[from as usize], p[to as usize]);
-                ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
-            }
-        };
-        // Through i64: the distance is never negative and 2^63 ns is 292 years, and
-        // the saturating f64 → i64 conversion is cheaper than f64 → u64.
-        self.base + SimTime((d * self.ns_per_unit) as i64 as u64)
-    }
-}
-
-/// Whether messages on one directed link may overtake each other.
+/// Whether messages on one directed link may overtake each other (with the `serde`
+/// feature: `"fifo"` or `"reorder"`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub enum Ordering {
     /// Messages on a link arrive in the order they were sent (TCP-like): an arrival
     /// is never earlier than the previous arrival on the same link.
@@ -215,56 +80,32 @@ pub enum Delivery {
     At(SimTime),
     /// Lost in the network.
     Lost,
+    /// The latency model has no route between the two nodes.
+    Unroutable,
 }
 
-/// The base latency model of a [`Network`].
-pub enum Latency {
-    /// See [`ConstantLatency`].
-    Constant(ConstantLatency),
-    /// See [`MatrixLatency`].
-    Matrix(MatrixLatency),
-    /// See [`CoordinateLatency`].
-    Coordinates(CoordinateLatency),
-    /// Any function of `(from, to)` (one indirect call per message).
-    Custom(Box<dyn Fn(NodeId, NodeId) -> SimTime + Send + Sync>),
-}
+/// Hashes a directed link `(from, to)`: the two ids side by side in one word, mixed by
+/// the SplitMix64 finaliser. The FIFO table is looked up once per message, and with
+/// the standard library's SipHash the hashing cost more than the rest of the effects
+/// path. Only lookups use the hash, never the table's iteration order, so no result
+/// depends on it.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinkHasher(u64);
 
-impl std::fmt::Debug for Latency {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Latency::Constant(c) => f.debug_tuple("Constant").field(c).finish(),
-            Latency::Matrix(m) => write!(f, "Matrix({} nodes)", m.len()),
-            Latency::Coordinates(c) => write!(f, "Coordinates({} nodes)", c.len()),
-            Latency::Custom(_) => f.write_str("Custom(..)"),
-        }
-    }
-}
-
-impl LatencyModel for Latency {
+impl Hasher for LinkHasher {
     #[inline]
-    fn latency(&self, from: NodeId, to: NodeId) -> SimTime {
-        match self {
-            Latency::Constant(c) => c.latency(from, to),
-            Latency::Matrix(m) => m.latency(from, to),
-            Latency::Coordinates(c) => c.latency(from, to),
-            Latency::Custom(f) => f(from, to),
+    fn finish(&self) -> u64 {
+        crate::rng::mix64(self.0)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
         }
     }
-}
-
-impl From<ConstantLatency> for Latency {
-    fn from(l: ConstantLatency) -> Self {
-        Latency::Constant(l)
-    }
-}
-impl From<MatrixLatency> for Latency {
-    fn from(l: MatrixLatency) -> Self {
-        Latency::Matrix(l)
-    }
-}
-impl From<CoordinateLatency> for Latency {
-    fn from(l: CoordinateLatency) -> Self {
-        Latency::Coordinates(l)
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0 << 32) | n as u64;
     }
 }
 
@@ -272,35 +113,35 @@ impl From<CoordinateLatency> for Latency {
 /// queues, per-sender random streams).
 #[derive(Debug)]
 pub struct Network {
-    latency: Latency,
+    latency: LatencyModel,
     cfg: LinkConfig,
     rngs: Vec<SimRng>,
-    fifo_last: HashMap<(NodeId, NodeId), SimTime>,
+    fifo_last: HashMap<(NodeId, NodeId), SimTime, BuildHasherDefault<LinkHasher>>,
     uplink_free: Vec<SimTime>,
     ns_per_byte: f64,
 }
 
 impl Network {
     /// A network with no jitter, no loss and no serialization delay.
-    pub fn ideal(latency: impl Into<Latency>) -> Self {
+    pub fn ideal(latency: impl Into<LatencyModel>) -> Self {
         Self::new(latency, LinkConfig::default())
     }
 
     /// A network with the given link effects.
-    pub fn new(latency: impl Into<Latency>, cfg: LinkConfig) -> Self {
+    pub fn new(latency: impl Into<LatencyModel>, cfg: LinkConfig) -> Self {
         let ns_per_byte = cfg.uplink_bps.map(|bps| 8e9 / bps).unwrap_or(0.0);
         Network {
             latency: latency.into(),
             cfg,
             rngs: Vec::new(),
-            fifo_last: HashMap::new(),
+            fifo_last: HashMap::default(),
             uplink_free: Vec::new(),
             ns_per_byte,
         }
     }
 
     /// The base latency model.
-    pub fn latency_model(&self) -> &Latency {
+    pub fn latency_model(&self) -> &LatencyModel {
         &self.latency
     }
 
@@ -309,7 +150,7 @@ impl Network {
         &self.cfg
     }
 
-    /// Prepare per-node state for `n` nodes under scenario seed `seed`.
+    /// Prepare per-node state for `n` nodes under seed `seed`.
     pub(crate) fn init(&mut self, n: usize, seed: u64) {
         if self.cfg.jitter_ms.is_some() || self.cfg.loss > 0.0 {
             self.rngs = (0..n).map(|i| stream_rng(seed, i as u64, "net")).collect();
@@ -331,7 +172,10 @@ impl Network {
     pub fn transmit(&mut self, now: SimTime, from: NodeId, to: NodeId, size: u32) -> Delivery {
         if self.is_plain() {
             // No serialization, jitter or loss: the base latency alone.
-            return Delivery::At(now + self.latency.latency(from, to));
+            return match self.latency.route(from, to) {
+                Some(l) => Delivery::At(now + l),
+                None => Delivery::Unroutable,
+            };
         }
         self.transmit_with_effects(now, from, to, size)
     }
@@ -346,6 +190,9 @@ impl Network {
         to: NodeId,
         size: u32,
     ) -> Delivery {
+        let Some(latency) = self.latency.route(from, to) else {
+            return Delivery::Unroutable;
+        };
         let mut t = now;
         if !self.uplink_free.is_empty() {
             let free = &mut self.uplink_free[from as usize];
@@ -354,7 +201,7 @@ impl Network {
             *free = done;
             t = done;
         }
-        t += self.latency.latency(from, to);
+        t += latency;
         if !self.rngs.is_empty() {
             let rng = &mut self.rngs[from as usize];
             if self.cfg.loss > 0.0 && rng.random::<f64>() < self.cfg.loss {

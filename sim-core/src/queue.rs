@@ -1,7 +1,8 @@
 //! The pending-event set, ordered by time and, at equal times, by insertion order.
 //!
-//! The interface is deliberately tiny (`push`, `pop`, `peek_time`, `len`) so the
-//! structure can be swapped without touching the engine.
+//! The interface is deliberately tiny (`push`, `pop`, `peek_time`, plus `len` and
+//! `items` for diagnostics) so the structure can be swapped without touching the
+//! engine.
 //!
 //! The implementation is a **byte-wise radix heap** (a monotone priority queue in the
 //! family of Ahuja, Mehlhorn, Orlin & Tarjan, 1990, with radix 256) feeding a short
@@ -70,6 +71,15 @@ impl<T> EventQueue<T> {
     /// path, since only diagnostics ask).
     pub fn len(&self) -> usize {
         self.run.len() + self.buckets.iter().map(Vec::len).sum::<usize>()
+    }
+
+    /// Every queued item, in no particular order (a scan of the whole structure, for
+    /// diagnostics only).
+    pub fn items(&self) -> impl Iterator<Item = &T> + '_ {
+        self.run
+            .iter()
+            .chain(self.buckets.iter().flatten())
+            .map(|e| &e.item)
     }
 
     /// Insert `item` at `time` (not before the last entry taken out).
@@ -286,6 +296,11 @@ mod tests {
             }
             prop_assert_eq!(q.len(), reference.len());
         }
+        let mut items: Vec<usize> = q.items().copied().collect();
+        items.sort_unstable();
+        let mut want: Vec<usize> = reference.iter().map(|r| r.1).collect();
+        want.sort_unstable();
+        prop_assert_eq!(items, want);
         while let Some(e) = q.pop() {
             prop_assert_eq!(Some((e.time, e.item)), reference.pop_first());
         }

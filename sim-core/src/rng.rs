@@ -1,6 +1,6 @@
 //! Reproducible random streams.
 //!
-//! Every stream is derived from `(scenario seed, node id, stream name)` by hashing, so
+//! Every stream is derived from `(run seed, node id, stream name)` by hashing, so
 //! adding a node or a new stream leaves every other stream's numbers unchanged. The
 //! generator is [`Xoshiro256PlusPlus`], whose output is specified and portable across
 //! platforms and crate releases (unlike `StdRng`/`SmallRng`).
@@ -35,23 +35,24 @@ pub const fn name_hash(name: &str) -> u64 {
     h
 }
 
-/// The 64-bit seed of stream `name` of node `node` under scenario seed `seed`.
+/// The 64-bit seed of stream `name` of node `node` under run seed `seed`.
 pub fn stream_seed(seed: u64, node: u64, name: &str) -> u64 {
     let a = mix64(seed ^ 0x9e37_79b9_7f4a_7c15);
     let b = mix64(a ^ node.wrapping_mul(0xd6e8_feb8_6659_fd93));
     mix64(b ^ name_hash(name))
 }
 
-/// A fresh generator for stream `name` of node `node` under scenario seed `seed`.
+/// A fresh generator for stream `name` of node `node` under run seed `seed`.
 pub fn stream_rng(seed: u64, node: u64, name: &str) -> SimRng {
     SimRng::seed_from_u64(stream_seed(seed, node, name))
 }
 
-/// The seed of repetition `rep` of a scenario with base seed `seed`.
+/// The seed of repetition (independent replication) `rep` of a run with base seed
+/// `seed`.
 ///
-/// Repetition seeds do not depend on the sweep point, so every point of a sweep sees
-/// the same random numbers in repetition `r` (common random numbers): differences
-/// between points come from the parameters, not from luck.
+/// Repetition seeds do not depend on the run's parameters, so runs that differ only in
+/// their parameters see the same random numbers in repetition `r` (common random
+/// numbers): differences between them come from the parameters, not from luck.
 pub fn repetition_seed(seed: u64, rep: u64) -> u64 {
     stream_seed(seed, rep, "repetition")
 }

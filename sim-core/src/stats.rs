@@ -1,5 +1,11 @@
-//! Traffic accounting: messages and bytes sent, received, lost and dropped, per message
-//! kind, globally and (optionally) per node.
+//! Traffic accounting: messages and bytes sent, received, lost, dropped and unroutable,
+//! per message kind, globally and (optionally) per node.
+//!
+//! Every message sent ends as exactly one of delivered (`recv_msgs`), dropped at a dead
+//! node (`dropped_dead`), lost by the loss model (`lost_msgs`) or unroutable
+//! (`unroutable_msgs`), or is still in flight
+//! ([`Simulation::messages_in_flight`](crate::Simulation::messages_in_flight)): see
+//! [`Traffic::settled`].
 
 /// Counters for one message kind (or one node and kind).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,6 +22,8 @@ pub struct Traffic {
     pub lost_msgs: u64,
     /// Messages that reached a node that was down (dropped).
     pub dropped_dead: u64,
+    /// Messages between two nodes the latency model has no route for (never queued).
+    pub unroutable_msgs: u64,
 }
 
 impl Traffic {
@@ -27,10 +35,18 @@ impl Traffic {
         self.recv_bytes += o.recv_bytes;
         self.lost_msgs += o.lost_msgs;
         self.dropped_dead += o.dropped_dead;
+        self.unroutable_msgs += o.unroutable_msgs;
+    }
+
+    /// Messages whose fate is decided: delivered + dropped at a dead node + lost +
+    /// unroutable. `sent_msgs - settled()` are in flight (globally; per node, a sender's
+    /// messages settle at the receiver, so the difference means nothing there).
+    pub fn settled(&self) -> u64 {
+        self.recv_msgs + self.dropped_dead + self.lost_msgs + self.unroutable_msgs
     }
 
     /// Named fields, in a fixed order, for tidy export.
-    pub fn fields(&self) -> [(&'static str, u64); 6] {
+    pub fn fields(&self) -> [(&'static str, u64); 7] {
         [
             ("sent_msgs", self.sent_msgs),
             ("sent_bytes", self.sent_bytes),
@@ -38,6 +54,7 @@ impl Traffic {
             ("recv_bytes", self.recv_bytes),
             ("lost_msgs", self.lost_msgs),
             ("dropped_dead", self.dropped_dead),
+            ("unroutable_msgs", self.unroutable_msgs),
         ]
     }
 }

@@ -162,3 +162,75 @@ fn matrix_and_coordinate_latency() {
     let c = CoordinateLatency::new(vec![[0.0, 0.0, 0.0], [3.0, 4.0, 0.0]], 2.0);
     assert_eq!(c.latency(0, 1), SimTime::from_millis(10));
 }
+
+/// Gossip on a timer to random peers, recording (time, from) of every arrival.
+#[derive(Default)]
+struct Rumors {
+    log: Vec<(SimTime, NodeId)>,
+}
+impl Node for Rumors {
+    type Msg = Probe;
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Probe>) {
+        ctx.set_timer(SimTime::from_millis(ctx.me() as u64), 0);
+    }
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Probe>, from: NodeId, _: Probe) {
+        self.log.push((ctx.now(), from));
+    }
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Probe>, _: u64) {
+        use rand::RngExt;
+        let n = ctx.node_count() as u32;
+        let to = ctx.rng().random_range(0..n);
+        let seq = ctx.rng().random();
+        ctx.send(
+            to,
+            Probe {
+                sent_at: ctx.now(),
+                seq,
+            },
+        );
+        ctx.set_timer(SimTime::from_millis(7), 0);
+    }
+}
+
+#[test]
+fn end_hosts_behind_routers_simulate_like_the_expanded_matrix() {
+    // 4 routers (router 3 cut off from the others), 40 hosts.
+    let core_ms = |i: usize, j: usize| match (i, j) {
+        _ if i == j => 0.0,
+        (3, _) | (_, 3) => f64::NAN,
+        _ => 5.0 + (i * 4 + j) as f64,
+    };
+    let hosts: Vec<Attachment> = (0..40u32)
+        .map(|h| Attachment {
+            router: h % 4,
+            access_us: 100 * (h % 7),
+        })
+        .collect();
+    let routers = RouterLatency::new(MatrixLatency::from_millis_fn(4, core_ms), hosts.clone())
+        .expect("valid attachments");
+    let dense = MatrixLatency::from_millis_fn(40, |a, b| {
+        let (ha, hb) = (hosts[a], hosts[b]);
+        core_ms(ha.router as usize, hb.router as usize)
+            + (ha.access_us + hb.access_us) as f64 / 1000.0
+    });
+    let link = || LinkConfig {
+        jitter_ms: Some(Dist::Exponential { mean: 1.0 }.sampler().unwrap()),
+        loss: 0.05,
+        ordering: Ordering::Fifo,
+        uplink_bps: None,
+    };
+    let run = |latency: LatencyModel| {
+        let mut sim = Simulation::new(
+            (0..40).map(|_| Rumors::default()),
+            Network::new(latency, link()),
+            SimConfig::new(3),
+        );
+        sim.run_until(SimTime::from_secs(3));
+        let logs: Vec<_> = sim.nodes().map(|n| n.log.clone()).collect();
+        (logs, sim.stats().total(), sim.events_processed())
+    };
+    let a = run(routers.into());
+    let b = run(dense.into());
+    assert!(a.1.unroutable_msgs > 0 && a.1.recv_msgs > 1000, "{:?}", a.1);
+    assert_eq!(a, b);
+}

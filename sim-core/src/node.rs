@@ -1,0 +1,148 @@
+//! What node logic sees: the [`Node`] trait, the [`Message`] trait its messages
+//! implement, and the [`Ctx`] through which a handler acts on the simulation.
+
+use crate::metrics::Metrics;
+use crate::rng::SimRng;
+use crate::sched::Sched;
+use crate::simulation::NodeRt;
+use crate::time::SimTime;
+use crate::timer::TimerKey;
+
+/// Identifies a node: an index into the simulation's node vector.
+pub type NodeId = u32;
+
+/// What the engine needs to know about a message type: its kind (for per-kind
+/// accounting) and its size on the wire (for byte counts and serialization delay).
+///
+/// Both have defaults (one kind called `"msg"`, zero bytes), so a plain enum works out
+/// of the box.
+pub trait Message {
+    /// Names of the message kinds; [`Message::kind`] indexes into this list.
+    const KINDS: &'static [&'static str] = &["msg"];
+    /// The kind of this message, an index into [`Message::KINDS`].
+    #[inline]
+    fn kind(&self) -> usize {
+        0
+    }
+    /// Size on the wire in bytes (headers included, as the protocol defines it).
+    #[inline]
+    fn size_bytes(&self) -> u32 {
+        0
+    }
+}
+
+/// The behaviour of one simulated node.
+///
+/// Handlers run to completion at a single instant; whatever they send or schedule goes
+/// through the [`Ctx`]. A node that crashed and comes back is the same value: keep or
+/// reset state in [`Node::on_start`] as the protocol requires.
+pub trait Node {
+    /// The message type exchanged by nodes of this simulation.
+    type Msg: Message;
+
+    /// The node comes up: at time zero for nodes that start alive, or on a churn join.
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Self::Msg>) {
+        let _ = ctx;
+    }
+
+    /// A message from `from` arrives.
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Self::Msg>, from: NodeId, msg: Self::Msg);
+
+    /// A timer set with tag `tag` fires.
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Self::Msg>, tag: u64) {
+        let _ = (ctx, tag);
+    }
+
+    /// The node leaves gracefully; it may still send (e.g. hand-off messages).
+    fn on_leave(&mut self, ctx: &mut Ctx<'_, Self::Msg>) {
+        let _ = ctx;
+    }
+
+    /// The node crashes; it cannot send anything.
+    fn on_crash(&mut self) {}
+}
+
+/// A handler's view of the simulation: the current instant, its own id, its random
+/// stream, and the means to send messages and manage timers.
+pub struct Ctx<'a, M> {
+    pub(crate) now: SimTime,
+    pub(crate) me: NodeId,
+    pub(crate) seed: u64,
+    /// The node's engine state (RNG, incarnation), touched only when used.
+    pub(crate) rt: &'a mut NodeRt,
+    pub(crate) sched: &'a mut Sched<M>,
+    pub(crate) alive: &'a [bool],
+    pub(crate) metrics: &'a mut Metrics,
+}
+
+impl<M: Message> Ctx<'_, M> {
+    /// The current simulated instant.
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The id of the node whose handler is running.
+    #[inline]
+    pub fn me(&self) -> NodeId {
+        self.me
+    }
+
+    /// Number of nodes in the simulation (alive or not).
+    #[inline]
+    pub fn node_count(&self) -> usize {
+        self.alive.len()
+    }
+
+    /// Whether node `id` is currently up (global knowledge, as PeerSim gives it; a
+    /// realistic protocol should learn this from messages instead).
+    #[inline]
+    pub fn is_alive(&self, id: NodeId) -> bool {
+        self.alive[id as usize]
+    }
+
+    /// The run's seed, for deriving extra named streams with [`crate::rng::stream_rng`].
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// This node's main random stream (`"node"`).
+    #[inline]
+    pub fn rng(&mut self) -> &mut SimRng {
+        &mut self.rt.rng
+    }
+
+    /// Send `msg` to `to`; the network decides when (and whether) it arrives.
+    #[inline]
+    pub fn send(&mut self, to: NodeId, msg: M) {
+        self.sched.send(self.now, self.me, to, msg);
+    }
+
+    /// Fire [`Node::on_timer`] with `tag` after `after` (zero = later at this instant).
+    #[inline]
+    pub fn set_timer(&mut self, after: SimTime, tag: u64) -> TimerKey {
+        self.sched
+            .set_timer(self.now + after, self.me, self.rt.incarnation, tag)
+    }
+
+    /// Fire [`Node::on_timer`] with `tag` at instant `at` (not before now).
+    #[inline]
+    pub fn set_timer_at(&mut self, at: SimTime, tag: u64) -> TimerKey {
+        let at = if at < self.now { self.now } else { at };
+        self.sched.set_timer(at, self.me, self.rt.incarnation, tag)
+    }
+
+    /// Cancel a pending timer; returns false if it already fired or was cancelled.
+    /// A cancelled timer never fires. The key names one arming of one timer, so a stale
+    /// key (its slot since reused) never cancels anything; whoever holds the key may
+    /// cancel the timer.
+    pub fn cancel_timer(&mut self, key: TimerKey) -> bool {
+        self.sched.timers.cancel(key)
+    }
+
+    /// The simulation-wide metrics registry (convenient, but a `BTreeMap` lookup per
+    /// call: keep hot-path counters in the node and aggregate at sampling time).
+    pub fn metrics(&mut self) -> &mut Metrics {
+        self.metrics
+    }
+}

@@ -1,0 +1,479 @@
+//! The simulation: nodes next to their engine state, the event loop and its drivers
+//! ([`Simulation::step`], [`Simulation::run_until`], [`Simulation::run`],
+//! [`Simulation::run_sampled`]), churn, and read access to the results.
+
+use crate::churn::{Churn, ChurnAction, SessionChurn};
+use crate::metrics::{Metrics, Scope};
+use crate::network::Network;
+use crate::node::{Ctx, Message, Node, NodeId};
+use crate::prefetch;
+use crate::queue::EventQueue;
+use crate::rng::{self, SimRng};
+use crate::sched::{Event, Sched};
+use crate::stats::NetStats;
+use crate::time::SimTime;
+use crate::timer::Timers;
+use rand::RngExt;
+
+/// How many events ahead [`Simulation`] touches the next nodes (see `look_ahead`).
+const LOOK_AHEAD: usize = 6;
+/// Node memory above which the look-ahead is on (below, nodes stay in the cache).
+const LOOK_AHEAD_MIN_BYTES: usize = 32 << 20;
+
+/// Engine settings that are not the network or the nodes.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// The seed every random stream derives from.
+    pub seed: u64,
+    /// Keep traffic counters per node × kind (memory: 56 bytes × nodes × kinds).
+    pub per_node_stats: bool,
+    /// Joins, leaves and crashes.
+    pub churn: Churn,
+}
+
+impl SimConfig {
+    /// Seed `seed`, per-node statistics on, no churn.
+    pub fn new(seed: u64) -> Self {
+        SimConfig {
+            seed,
+            per_node_stats: true,
+            churn: Churn::none(),
+        }
+    }
+}
+
+/// A node and the engine's state for it, stored together: a handler that draws a random
+/// number touches the node's record and its random stream in one place (at a million
+/// nodes every node access is a cache miss). `repr(C)` keeps the engine state (40
+/// bytes) first, so its last field (`up`, read for every delivery) sits next to the
+/// node's first fields, and the 64-byte alignment puts both in one cache line: a node
+/// whose hot fields come first is served by one line per event. The cost is padding up
+/// to a multiple of 64 bytes per node.
+#[repr(C, align(64))]
+struct Slot<N> {
+    rt: NodeRt,
+    node: N,
+}
+
+/// Engine-side state of one node (`repr(C)`: `up` last, next to the node).
+#[repr(C)]
+pub(crate) struct NodeRt {
+    pub(crate) rng: SimRng,
+    /// Bumped when the node goes down, so timers of an earlier session never fire.
+    pub(crate) incarnation: u32,
+    /// Whether the node is up: the copy the event loop reads, next to the node (the
+    /// dense `Simulation::alive` copy answers [`Ctx::is_alive`] about other nodes).
+    pub(crate) up: bool,
+}
+
+/// A simulation: nodes of type `N` over a [`Network`].
+pub struct Simulation<N: Node> {
+    now: SimTime,
+    seed: u64,
+    /// The nodes, each next to its engine state.
+    slots: Vec<Slot<N>>,
+    /// Whether to touch upcoming events' nodes early (only pays off when the nodes
+    /// do not fit in the cache).
+    look_ahead: bool,
+    alive: Vec<bool>,
+    sched: Sched<N::Msg>,
+    metrics: Metrics,
+    churn_rngs: Vec<SimRng>,
+    sessions: Option<SessionChurn>,
+    events: u64,
+    started: bool,
+}
+
+impl<N: Node> Simulation<N> {
+    /// A simulation of `nodes` (node `i` gets id `i`) over `net`. Pass an iterator
+    /// rather than a collected `Vec` for very large runs: the nodes are moved next to
+    /// their engine state, so a `Vec` would briefly exist twice.
+    ///
+    /// # Panics
+    /// If there are more than `u32::MAX` nodes, or churn names a node that does not exist.
+    pub fn new(nodes: impl IntoIterator<Item = N>, mut net: Network, cfg: SimConfig) -> Self {
+        let slots = nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, node)| Slot {
+                rt: NodeRt {
+                    rng: rng::stream_rng(cfg.seed, i as u64, "node"),
+                    incarnation: 0,
+                    up: true,
+                },
+                node,
+            })
+            .collect::<Vec<_>>();
+        let n = slots.len();
+        assert!(n < u32::MAX as usize, "too many nodes");
+        net.init(n, cfg.seed);
+        let mut sim = Simulation {
+            now: SimTime::ZERO,
+            seed: cfg.seed,
+            slots,
+            look_ahead: n * size_of::<Slot<N>>() > LOOK_AHEAD_MIN_BYTES,
+            alive: vec![true; n],
+            sched: Sched {
+                queue: EventQueue::new(),
+                timers: Timers::default(),
+                net,
+                stats: NetStats::new(<N::Msg as Message>::KINDS, n, cfg.per_node_stats),
+            },
+            metrics: Metrics::new(),
+            churn_rngs: Vec::new(),
+            sessions: None,
+            events: 0,
+            started: false,
+        };
+        for &d in &cfg.churn.initially_down {
+            sim.set_alive(d, false);
+        }
+        for c in &cfg.churn.scheduled {
+            assert!((c.node as usize) < n, "churn names node {} of {n}", c.node);
+            sim.sched.queue.push(
+                c.at.0,
+                Event::Churn {
+                    node: c.node,
+                    action: c.action,
+                },
+            );
+        }
+        if let Some(s) = cfg.churn.sessions {
+            sim.churn_rngs = (0..n)
+                .map(|i| rng::stream_rng(cfg.seed, i as u64, "churn"))
+                .collect();
+            for i in s.stable_nodes as usize..n {
+                if sim.alive[i] {
+                    sim.schedule_departure(i as NodeId, s.start, &s);
+                } else {
+                    let d = SimTime::from_secs_f64(s.downtime_s.sample(&mut sim.churn_rngs[i]));
+                    sim.sched.queue.push(
+                        (s.start + d).0,
+                        Event::Churn {
+                            node: i as NodeId,
+                            action: ChurnAction::Join,
+                        },
+                    );
+                }
+            }
+            sim.sessions = Some(s);
+        }
+        sim
+    }
+
+    fn schedule_departure(&mut self, node: NodeId, from: SimTime, s: &SessionChurn) {
+        let rng = &mut self.churn_rngs[node as usize];
+        let up = SimTime::from_secs_f64(s.session_s.sample(rng));
+        let action = if rng.random::<f64>() < s.crash_fraction {
+            ChurnAction::Crash
+        } else {
+            ChurnAction::Leave
+        };
+        self.sched
+            .queue
+            .push((from + up).0, Event::Churn { node, action });
+    }
+
+    /// Call [`Node::on_start`] on every node that is up at time zero, in id order.
+    /// Done automatically by the first [`Simulation::step`]; calling it again is a no-op.
+    pub fn start(&mut self) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        for i in 0..self.slots.len() {
+            if self.alive[i] {
+                self.dispatch(i as NodeId, |n, ctx| n.on_start(ctx));
+            }
+        }
+    }
+
+    /// Run `f` as node `id`'s logic at the current instant (to inject workload from
+    /// the driver). Messages and timers it creates are scheduled as usual.
+    pub fn with_node<R>(
+        &mut self,
+        id: NodeId,
+        f: impl FnOnce(&mut N, &mut Ctx<'_, N::Msg>) -> R,
+    ) -> R {
+        self.start();
+        self.dispatch(id, f)
+    }
+
+    #[inline]
+    fn dispatch<R>(&mut self, id: NodeId, f: impl FnOnce(&mut N, &mut Ctx<'_, N::Msg>) -> R) -> R {
+        let slot = &mut self.slots[id as usize];
+        let mut ctx = Ctx {
+            now: self.now,
+            me: id,
+            seed: self.seed,
+            rt: &mut slot.rt,
+            sched: &mut self.sched,
+            alive: &self.alive,
+            metrics: &mut self.metrics,
+        };
+        f(&mut slot.node, &mut ctx)
+    }
+
+    /// Process the next event. Returns its instant, or `None` when nothing is pending.
+    #[inline]
+    pub fn step(&mut self) -> Option<SimTime> {
+        if !self.started {
+            self.start();
+        }
+        loop {
+            let e = self.sched.queue.pop()?;
+            self.now = SimTime(e.time);
+            if self.handle(e.item) {
+                self.events += 1;
+                return Some(self.now);
+            }
+        }
+    }
+
+    /// With many nodes, touch the node of the event a few places ahead in the queue,
+    /// so that its cache miss overlaps with the work on this event instead of
+    /// following it (see [`prefetch`]).
+    #[inline(always)]
+    fn look_ahead(&self) {
+        if let Some(ev) = self.sched.queue.run_ahead(LOOK_AHEAD) {
+            let node = match ev {
+                Event::Msg { to, .. } => *to,
+                Event::Timer { node, .. } | Event::Churn { node, .. } => *node,
+            };
+            if let Some(slot) = self.slots.get(node as usize) {
+                prefetch::prefetch(slot);
+            }
+        }
+    }
+
+    /// Handle one popped event; false if it was void (cancelled timer, dead target).
+    #[inline]
+    fn handle(&mut self, ev: Event<N::Msg>) -> bool {
+        match ev {
+            Event::Msg { from, to, msg } => {
+                let size = msg.size_bytes();
+                let kind = msg.kind();
+                if !self.slots[to as usize].rt.up {
+                    self.sched
+                        .stats
+                        .with(to as usize, kind, |t| t.dropped_dead += 1);
+                    return false;
+                }
+                self.sched.stats.with(to as usize, kind, |t| {
+                    t.recv_msgs += 1;
+                    t.recv_bytes += size as u64;
+                });
+                self.dispatch(to, |n, ctx| n.on_message(ctx, from, msg));
+                true
+            }
+            Event::Timer {
+                slot,
+                node,
+                incarnation,
+                tag,
+            } => {
+                if !self.sched.timers.pop(slot) {
+                    return false; // cancelled
+                }
+                let i = node as usize;
+                let rt = &self.slots[i].rt;
+                if !rt.up || rt.incarnation != incarnation {
+                    return false; // set before a crash or leave
+                }
+                self.dispatch(node, |n, ctx| n.on_timer(ctx, tag));
+                true
+            }
+            Event::Churn { node, action } => self.apply_churn(node, action),
+        }
+    }
+
+    /// Set node `id` up or down (both copies of the flag).
+    fn set_alive(&mut self, id: NodeId, up: bool) {
+        self.alive[id as usize] = up;
+        self.slots[id as usize].rt.up = up;
+    }
+
+    fn apply_churn(&mut self, node: NodeId, action: ChurnAction) -> bool {
+        let i = node as usize;
+        let done = match action {
+            ChurnAction::Join if !self.alive[i] => {
+                self.set_alive(node, true);
+                self.metrics.count("churn_joins", Scope::Global, 1.0);
+                self.dispatch(node, |n, ctx| n.on_start(ctx));
+                true
+            }
+            ChurnAction::Leave if self.alive[i] => {
+                self.dispatch(node, |n, ctx| n.on_leave(ctx));
+                self.set_alive(node, false);
+                self.slots[i].rt.incarnation = self.slots[i].rt.incarnation.wrapping_add(1);
+                self.metrics.count("churn_leaves", Scope::Global, 1.0);
+                true
+            }
+            ChurnAction::Crash if self.alive[i] => {
+                self.slots[i].node.on_crash();
+                self.set_alive(node, false);
+                self.slots[i].rt.incarnation = self.slots[i].rt.incarnation.wrapping_add(1);
+                self.metrics.count("churn_crashes", Scope::Global, 1.0);
+                true
+            }
+            _ => false,
+        };
+        if done && let Some(s) = self.sessions.take() {
+            if node >= s.stable_nodes {
+                if action == ChurnAction::Join {
+                    self.schedule_departure(node, self.now, &s);
+                } else {
+                    let d = SimTime::from_secs_f64(s.downtime_s.sample(&mut self.churn_rngs[i]));
+                    self.sched.queue.push(
+                        (self.now + d).0,
+                        Event::Churn {
+                            node,
+                            action: ChurnAction::Join,
+                        },
+                    );
+                }
+            }
+            self.sessions = Some(s);
+        }
+        done
+    }
+
+    /// Process every event at or before `t`, then set the clock to `t`.
+    /// Returns the number of events processed.
+    pub fn run_until(&mut self, t: SimTime) -> u64 {
+        self.start();
+        let before = self.events;
+        while let Some(next) = self.sched.queue.peek_time() {
+            if next > t.0 {
+                break;
+            }
+            let e = self.sched.queue.pop().expect("peeked");
+            if self.look_ahead {
+                self.look_ahead();
+            }
+            self.now = SimTime(e.time);
+            if self.handle(e.item) {
+                self.events += 1;
+            }
+        }
+        if t > self.now {
+            self.now = t;
+        }
+        self.events - before
+    }
+
+    /// Run until no event is pending. Returns the number of events processed.
+    /// (A node that re-arms a periodic timer forever makes this loop forever: use
+    /// [`Simulation::run_until`].)
+    pub fn run(&mut self) -> u64 {
+        self.start();
+        let before = self.events;
+        while self.step().is_some() {}
+        self.events - before
+    }
+
+    /// Run until `until`, calling `sample(self)` at `interval`, `2·interval`, ... ≤ `until`
+    /// (after the events of that instant).
+    pub fn run_sampled(
+        &mut self,
+        until: SimTime,
+        interval: SimTime,
+        mut sample: impl FnMut(&mut Self),
+    ) {
+        assert!(
+            interval > SimTime::ZERO,
+            "sampling interval must be positive"
+        );
+        let mut t = self.now + interval;
+        while t <= until {
+            self.run_until(t);
+            sample(self);
+            t += interval;
+        }
+        self.run_until(until);
+    }
+
+    /// Schedule a churn action for `node` at instant `at` (not before now).
+    pub fn schedule_churn(&mut self, at: SimTime, node: NodeId, action: ChurnAction) {
+        let at = if at < self.now { self.now } else { at };
+        self.sched.queue.push(at.0, Event::Churn { node, action });
+    }
+
+    /// The current instant.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    /// The seed every random stream derives from.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// Events processed so far (messages delivered, timers fired, churn applied).
+    pub fn events_processed(&self) -> u64 {
+        self.events
+    }
+    /// Events waiting in the queue (including cancelled timers not yet discarded).
+    /// Counts the queue's buckets: cheap, but not free; call it between runs, not per
+    /// event.
+    pub fn pending_events(&self) -> usize {
+        self.sched.queue.len()
+    }
+    /// Messages sent and not yet delivered or dropped at a dead node: with the
+    /// counters of [`Simulation::stats`], `sent = recv + dropped_dead + lost +
+    /// unroutable + in flight` (see [`Traffic::settled`](crate::Traffic::settled)).
+    /// Scans the whole queue: call it between runs, not per event.
+    pub fn messages_in_flight(&self) -> usize {
+        self.sched
+            .queue
+            .items()
+            .filter(|e| matches!(e, Event::Msg { .. }))
+            .count()
+    }
+    /// Node `id`'s state.
+    pub fn node(&self, id: NodeId) -> &N {
+        &self.slots[id as usize].node
+    }
+    /// Node `id`'s state, mutably (changes made here are not events).
+    pub fn node_mut(&mut self, id: NodeId) -> &mut N {
+        &mut self.slots[id as usize].node
+    }
+    /// All nodes, by id (an iterator: each node is stored next to its engine state).
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = &N> + DoubleEndedIterator + Clone + '_ {
+        self.slots.iter().map(|s| &s.node)
+    }
+    /// All nodes, by id, mutably (changes made here are not events).
+    pub fn nodes_mut(&mut self) -> impl ExactSizeIterator<Item = &mut N> + '_ {
+        self.slots.iter_mut().map(|s| &mut s.node)
+    }
+    /// Number of nodes (alive or not).
+    pub fn node_count(&self) -> usize {
+        self.slots.len()
+    }
+    /// Whether node `id` is up.
+    pub fn is_alive(&self, id: NodeId) -> bool {
+        self.alive[id as usize]
+    }
+    /// Number of nodes that are up.
+    pub fn alive_count(&self) -> usize {
+        self.alive.iter().filter(|a| **a).count()
+    }
+    /// Traffic counters.
+    pub fn stats(&self) -> &NetStats {
+        &self.sched.stats
+    }
+    /// The metrics registry.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+    /// The metrics registry, mutably (for drivers that sample into it).
+    pub fn metrics_mut(&mut self) -> &mut Metrics {
+        &mut self.metrics
+    }
+    /// The network model.
+    pub fn network(&self) -> &Network {
+        &self.sched.net
+    }
+    /// Consume the simulation, returning the nodes.
+    pub fn into_nodes(self) -> Vec<N> {
+        self.slots.into_iter().map(|s| s.node).collect()
+    }
+}
