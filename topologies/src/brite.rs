@@ -1,5 +1,5 @@
 //! `.brite` file output (BRITE C++ layout, byte for byte) and a tolerant reader for both the
-//! C++ and the Java layouts (notes §1.5; `shared/data/brite/README.md`).
+//! C++ and the Java layouts (`docs/methods/topologies.md#the-brite-file-format`).
 //!
 //! Writer layout (C++ `Topology::BriteOutput`):
 //! ```text

@@ -23,14 +23,17 @@
 //! * All-pairs shortest paths ([`mod@apsp`]): parallel Dijkstra with optional predecessor /
 //!   next-hop matrices.
 //! * Statistics ([`stats`]): degrees, connectivity, diameters, mean latency, triangle-inequality
-//!   violations, the BRITE README's length-bin histogram.
+//!   violations, the length-bin histogram of BRITE's reference files.
 //!
 //! # Reconstruction choices
 //!
+//! The method is described in full in `docs/methods/topologies.md`; in short:
+//!
 //! * Every RTWaxman draw follows BRITE C++ `RouterModel::PlaceNodes` and
-//!   `RouterWaxman::InterconnectNodes` in order (notes §1.2–1.4): targets `floor(U(i))`, coin
-//!   flip `U() < P` only for valid candidates, loop until `m` acceptances; then the first `m`
-//!   nodes draw targets `floor(m + U(N−m))` (the C++ range, not Java's buggy `[0, N−m)`).
+//!   `RouterWaxman::InterconnectNodes` in order: targets `floor(U(i))`, coin flip `U() < P`
+//!   only for valid candidates, loop until `m` acceptances; then the first `m` nodes draw
+//!   targets `floor(m + U(N−m))` (the C++ range, not Java's buggy `[0, N−m)`); see
+//!   `docs/methods/topologies.md#interconnection`.
 //! * Heavy-tailed placement uses the C++ cap `0.75·LS²` and reproduces the 32-bit overflow in
 //!   BRITE's Pareto scale `1000000·LS·LS`.
 //! * `BWDist` codes follow the C++ enum (`1` const, `2` uniform, `3` exponential, `4` heavy
@@ -40,7 +43,8 @@
 //! * The reader recomputes link length and delay from coordinates (the file's 2-decimal columns
 //!   are too coarse), keeps the file's bandwidth, and does not keep AS ids or type names.
 //! * Latency: BRITE's delay (speed of light, ≤ 4.7 ms across HS = 1000) cannot produce a 200 ms
-//!   world, so simulation latency is `length × side_ms / HS` (notes §1.6); whether it stands for
+//!   world, so simulation latency is `length × side_ms / HS`
+//!   (`docs/methods/topologies.md#latency-in-the-200-ms-square`); whether it stands for
 //!   one-way delay or RTT is the caller's choice.
 //! * Barabási–Albert is the textbook model (clique on `m+1` nodes, then degree-proportional
 //!   attachment), not a port of BRITE's BA.

@@ -1,4 +1,5 @@
-//! Dense latency matrices and readers for measured RTT data (`shared/data/latency`).
+//! Dense latency matrices and readers for measured RTT data
+//! (`docs/methods/topologies.md#measured-latency-matrices`).
 //!
 //! * [`LatencyMatrix`] — `n × n`, row-major, milliseconds as `f64`, missing = NaN.
 //! * [`read_matrix`] — one square text matrix (whitespace/TAB separated, `.gz` allowed).

@@ -1,4 +1,5 @@
-//! BRITE node placement (`RouterModel::PlaceNodes`, PLACES stream; notes §1.2).
+//! BRITE node placement (`RouterModel::PlaceNodes`, PLACES stream;
+//! `docs/methods/topologies.md#node-placement`).
 
 use serde::{Deserialize, Serialize};
 

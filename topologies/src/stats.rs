@@ -1,5 +1,6 @@
-//! Graph and latency-matrix statistics (the tables of `shared/data/brite/README.md` and
-//! `shared/data/latency/README.md`).
+//! Graph and latency-matrix statistics (the tables of
+//! `docs/methods/topologies.md#bit-exactness-with-brite` and
+//! `docs/methods/topologies.md#the-in-repository-data`).
 
 use std::collections::VecDeque;
 
@@ -146,7 +147,8 @@ impl TriangleStats {
 }
 
 /// Count directed triples `(i, j, k)` (distinct) where the one-hop detour via `j` is shorter
-/// than the direct `i → k` value, as in the latency README's table.
+/// than the direct `i → k` value (the triangle-inequality column of
+/// `docs/methods/topologies.md#the-in-repository-data`).
 pub fn triangle_violations(m: &LatencyMatrix, which: Triples) -> TriangleStats {
     let mut st = TriangleStats {
         triples: 0,
@@ -224,7 +226,8 @@ pub fn detour_pair_rate(m: &LatencyMatrix) -> f64 {
 
 /// Fraction of edges per length bin: `bins` equal bins over `[0, L)`, `L = √2·plane_side`
 /// (bin k holds lengths in `[kL/bins, (k+1)L/bins)`; a length ≥ L goes to the last bin).
-/// Lengths are recomputed from coordinates. This is the "Length bins" table of the BRITE README.
+/// Lengths are recomputed from coordinates (the length-bin figures of
+/// `docs/methods/topologies.md#bit-exactness-with-brite`).
 pub fn length_histogram(t: &Topology, bins: usize) -> Vec<f64> {
     let l = 2f64.sqrt() * t.plane_side;
     let mut h = vec![0usize; bins];

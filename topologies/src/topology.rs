@@ -43,7 +43,8 @@ impl Coordinates {
 /// Latency proportional to Euclidean distance: `latency_ms = distance × ms_per_unit`.
 ///
 /// This is the "plane side is a configured number of ms" model of the core-selection paper
-/// (1000 nodes in a 200 ms square; notes §1.6): build it with
+/// (1000 nodes in a 200 ms square; `docs/methods/topologies.md#latency-in-the-200-ms-square`):
+/// build it with
 /// [`EuclideanLatency::from_side`]`(side_ms, plane_side)`. The simulator can use it directly
 /// for coordinate-based (direct-path) latencies, or through [`Topology::csr`] for per-link
 /// weights whose shortest-path sums give router-path latencies.

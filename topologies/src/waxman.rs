@@ -1,5 +1,5 @@
 //! BRITE flat router-level Waxman (RTWaxman, model 1), reproduced from the C++ engine
-//! (`RouterWaxmanModel.cc`, `RouterModel.cc`; notes §1.2–1.4).
+//! (`RouterWaxmanModel.cc`, `RouterModel.cc`; `docs/methods/topologies.md#interconnection`).
 //!
 //! * [`rt_waxman_brite`] — BRITE mode: `erand48` streams from seed-file words; output is
 //!   identical to BRITE C++ 2.0 and the seed words are advanced exactly as BRITE rewrites its
@@ -92,7 +92,8 @@ impl BandwidthDist {
     }
 }
 
-/// RTWaxman parameters, in BRITE's config order (notes §1.1). `Default` = `conf/RTWaxman.conf`.
+/// RTWaxman parameters, in BRITE's config order (`docs/methods/topologies.md#rtwaxman-parameters`).
+/// `Default` = `conf/RTWaxman.conf`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct WaxmanParams {
     /// N, number of nodes.

@@ -1,7 +1,7 @@
 //! The dynamic group-membership model of the core-selection paper's core-selection simulation (§6.2: "nodes
 //! join and leave groups throughout the simulation … group popularity is distributed according to
-//! a Zipf distribution"), with the details the paper leaves open filled in as in the project notes
-//! §3 "Dynamic groups":
+//! a Zipf distribution"), with the details the paper leaves open filled in as described in
+//! `docs/methods/core-selection.md#dynamic-zipf-groups`:
 //!
 //! * `G` groups; group `g` (0-based, i.e. Zipf rank `g + 1`) has popularity
 //!   `P(g) = (g + 1)^(−s) / H_{G,s}` ([`ZipfSampler`]);
@@ -13,7 +13,7 @@
 //! * by default a node may be in several groups; `exclusive` restricts joins to nodes in no group.
 //!
 //! The model is a pure state machine driven by the caller's RNG, so a simulator can interleave it
-//! with core selection (rerun after each change, notes §3). Members are kept sorted, so
+//! with core selection (rerun after each change). Members are kept sorted, so
 //! "uniformly random member" means index `rng.random_range(0..size)` into the sorted list.
 
 use rand::{Rng, RngExt};

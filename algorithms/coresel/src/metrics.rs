@@ -1,5 +1,6 @@
 //! Metrics of the core-selection paper §6.3.2 (Figs. 7–8) for judging cores chosen on estimated latencies
-//! against cores chosen on real ones. Definitions follow the project notes §3.
+//! against cores chosen on real ones. Definitions and readings:
+//! `docs/methods/core-selection.md#accuracy-metrics`.
 //!
 //! `K_est` = cores selected with the estimated matrix, `K_real` = cores selected with the real
 //! (measured) matrix, `d_real` the real matrix.
@@ -42,7 +43,7 @@ pub fn min_core_node_error(d_real: &(impl Latency + ?Sized), core: usize, k_real
         .fold(f64::INFINITY, f64::min)
 }
 
-/// "ecc" of Fig. 7b for one estimated core: `max_{c* ∈ K_real} d_real(core, c*)` (the notes'
+/// "ecc" of Fig. 7b for one estimated core: `max_{c* ∈ K_real} d_real(core, c*)` (our
 /// reading of the paper's "maximum latency between the core-nodes found using latency estimates
 /// and the optimal core-nodes"); `core` itself counts 0; 0 if `K_real` is empty.
 pub fn core_node_ecc(d_real: &(impl Latency + ?Sized), core: usize, k_real: &[usize]) -> f64 {

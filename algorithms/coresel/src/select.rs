@@ -2,8 +2,8 @@
 //!
 //! Notation: `d` is the latency matrix (true or estimated), `V_c` the candidate cores (servers
 //! or proxies), `Z` the member set (a group's players, or all players), `k` the number of cores.
-//! Scores use `d(v, z)` (candidate → member); the diameter uses `d(z, c)` (member → core), as
-//! in the notes; for symmetric matrices the two coincide.
+//! Scores use `d(v, z)` (candidate → member); the diameter uses `d(z, c)` (member → core); for
+//! symmetric matrices the two coincide (`docs/methods/core-selection.md#selection-algorithms`).
 //!
 //! | function | the paper's name | picks | cost |
 //! |---|---|---|---|
@@ -142,9 +142,11 @@ pub fn group_center(
 }
 
 /// Diameter of a group whose traffic all flows through `core` (a star): the worst pair-wise
-/// latency `max_{u≠v ∈ Z} d(u, c) + d(c, v)`, computed as in the notes as the **largest plus the
-/// second-largest** of `{d(z, c) : z ∈ Z}`. A member equal to the core contributes distance 0
-/// (whatever the matrix diagonal holds); a group of one member (or none) has diameter 0.
+/// latency `max_{u≠v ∈ Z} d(u, c) + d(c, v)`, computed as the **largest plus the
+/// second-largest** of `{d(z, c) : z ∈ Z}` (see
+/// `docs/methods/core-selection.md#group-diameter-through-a-core`). A member equal to the core
+/// contributes distance 0 (whatever the matrix diagonal holds); a group of one member (or none)
+/// has diameter 0.
 /// Members are assumed distinct. `O(|Z|)`.
 ///
 /// This uses only the member→core direction; for asymmetric matrices see

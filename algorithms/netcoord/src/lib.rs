@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | [`vivaldi`] | [`VivaldiNode`] (message-driven state), [`VivaldiSim`] / [`simulate_vivaldi`] (offline driver), neighbour sets | Dabek et al., SIGCOMM'04; the core-selection paper §5, §6.3 |
 //! | [`gnp`] | [`Gnp`], [`gnp_embed_landmarks`], [`gnp_locate_host`] | Ng & Zhang, INFOCOM'02 (landmark coordinates) |
-//! | [`milestone`] | [`MilestoneEstimator`] — Netvigator-style landmarks + milestones (a reconstruction; Netvigator is closed) | the core-selection paper §5, notes §3 |
+//! | [`milestone`] | [`MilestoneEstimator`] — Netvigator-style landmarks + milestones (a reconstruction; Netvigator is closed) | the core-selection paper §5; `docs/methods/core-selection.md#milestone-estimator` |
 //! | [`metrics`] | [`directed_relative_error`], [`relative_error`], [`absolute_error`], [`pairwise_errors`], [`Ecdf`] | the core-selection paper §6.3.1 (Fig. 6) |
 //! | [`nelder_mead`](mod@nelder_mead) | a compact downhill-simplex minimiser used by GNP | Nelder & Mead 1965; Gao & Han 2012 |
 //!

@@ -2,8 +2,9 @@
 //!
 //! Netvigator (Sharma, Xu, Banerjee, Lee, "Estimating network proximity and latency",
 //! SIGCOMM CCR 2006) is a closed HP Labs service; the core-selection paper used its PlanetLab
-//! output as a black box. This module is a **reconstruction** of its principle, following the
-//! project notes (§3): `L` landmarks are traceroute'd from every node, and the routers seen on
+//! output as a black box. This module is a **reconstruction** of its principle
+//! (`docs/methods/core-selection.md#milestone-estimator`): `L` landmarks are traceroute'd from
+//! every node, and the routers seen on
 //! each node's path to each landmark — *milestones* — come with their distances for free. The
 //! estimate is
 //!

@@ -1,6 +1,7 @@
 //! Instance construction for experiments: from plane coordinates + a link list, the paper's
-//! preprocessing (§IV: server links × 0.7, then rescale so that Γ = 500 ms; notes §2.1), and a
-//! small random generator for tests and benchmarks.
+//! preprocessing (§IV: server links × 0.7, then rescale so that Γ = 500 ms), and a small random
+//! generator for tests and benchmarks. The experiments' networks:
+//! `docs/methods/spd.md#evaluation-networks`.
 //!
 //! The paper does not name its network generator; experiments feed Waxman graphs built elsewhere
 //! (the `topologies` crate) into [`from_points`]. [`random_instance`] is only a self-contained

@@ -1,8 +1,8 @@
-//! The `k-best` baseline of Tables VI/VII (§IV-C; notes §2.4): exhaustive search over all
-//! k-subsets S_k of servers ("all subnetworks of size k"), k taken from SPDCS-H (CS) or
-//! SPDP2P-H (P2P).
+//! The `k-best` baseline of Tables VI/VII (§IV-C; `docs/methods/spd.md#k-best`): exhaustive
+//! search over all k-subsets S_k of servers ("all subnetworks of size k"), k taken from SPDCS-H
+//! (CS) or SPDP2P-H (P2P).
 //!
-//! **Subnetwork semantics \[assume\].** S_k is a subnetwork: messages follow shortest paths of
+//! **Subnetwork semantics (assumption).** S_k is a subnetwork: messages follow shortest paths of
 //! the server graph, and a server s may be a contact server for root r ∈ S_k only if its
 //! shortest path to r stays inside S_k (the same rule as SPDVR-CS's candidates). So the servers a
 //! k-best solution uses are a subset of S_k and never more than k, as the paper's Fig. 9 implies
@@ -12,8 +12,8 @@
 //! to S_k, see [`matching_restricted`](crate::matching_restricted)):
 //! - CS: the (subset, root) is scored by (D_cs, V_cs);
 //! - P2P: the same Matching assignment is scored by (D_p2p, V_p2p), and is admissible only if the
-//!   shortest paths between its contact servers also stay inside S_k. **Deviation:** the notes
-//!   suggest running SPDP2P-H restricted to S_k; that greedy minimises the number of servers
+//!   shortest paths between its contact servers also stay inside S_k. **Deviation:** Table VII
+//!   suggests running SPDP2P-H restricted to S_k; that greedy minimises the number of servers
 //!   inside S_k, not the delay k-best ranks by, so Matching's per-root assignment (which always
 //!   satisfies D_p2p ≤ D_cs, Fig. 4) is used instead.
 //!

@@ -1,9 +1,9 @@
 //! # spd — game-server network selection with delay and delay-variation constraints
 //!
 //! Reproduces Chen, Radhakrishnan, Dhall, Karabuk, *On the Game Server Network Selection with
-//! Delay and Delay Variation Constraints* (the "SPD paper", `shared/papers/spd-spdvr-server-selection.txt`)
-//! with the readings of `shared/notes/algorithms.md` §2 and §7. A plain library: no dependency on
-//! the simulator.
+//! Delay and Delay Variation Constraints* (the "SPD paper"). Every reading of an ambiguous passage,
+//! every reconstruction and every erratum is documented in `docs/methods/spd.md`. A plain library:
+//! no dependency on the simulator.
 //!
 //! ## Model (§II; [`Instance`], [`Assignment`], [`Solution`])
 //! Servers S (n) form an undirected graph with link latencies; all-pairs shortest paths d(s,s′)
@@ -51,7 +51,7 @@
 //!   "client_latency": [[41, 55, 39, 70], [52, 32, 43, 25], [51, 37, 32, 72], [52, 64, 60, 39], [68, 37, 56, 55]]
 //! }"#;
 //! let inst = Instance::from_json(json)?;
-//! assert_eq!(spd::gamma(&inst), 98.0); // Algorithm Matching, roots C and D tie (notes §7.3)
+//! assert_eq!(spd::gamma(&inst), 98.0); // Algorithm Matching, roots C and D tie
 //! let report = solve(&inst, "spdvr-cs".parse::<Algo>()?, 139.0)?;
 //! assert!(report.feasible && report.delay <= 139.0);
 //! println!("{}", report.to_json());

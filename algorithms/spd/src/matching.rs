@@ -1,5 +1,5 @@
-//! Algorithm Matching (the SPD paper §III-A; notes §2.1): the minimum CS delay Γ, `alg-m`, and
-//! its P2P conversion `alg-mp`.
+//! Algorithm Matching (the SPD paper §III-A): the minimum CS delay Γ, `alg-m`, and its P2P
+//! conversion `alg-mp` (`docs/methods/spd.md#algorithm-matching-and-gamma`).
 
 use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
@@ -98,7 +98,7 @@ pub fn cs_to_p2p(inst: &Instance, cs: &Solution, mu: f64) -> Solution {
 }
 
 /// `alg-mp` (Table VII): Algorithm Matching converted to P2P — evaluate D_p2p on Matching's
-/// assignment and add the intermediate servers of all contact-server shortest paths (notes §2.1).
+/// assignment and add the intermediate servers of all contact-server shortest paths.
 pub fn alg_mp(inst: &Instance, mu: f64) -> Solution {
     let cs = algorithm_matching(inst, mu);
     cs_to_p2p(inst, &cs, mu)

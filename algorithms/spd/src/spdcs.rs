@@ -1,6 +1,7 @@
-//! SPDCS-H and SPDP2P-H (the SPD paper §III-A; notes §2.2, §2.3).
+//! SPDCS-H and SPDP2P-H (the SPD paper §III-A; `docs/methods/spd.md#spdcs-h`,
+//! `docs/methods/spd.md#spdp2p-h`).
 //!
-//! # SPDCS-H as implemented (assumptions flagged in notes §2.2)
+//! # SPDCS-H as implemented
 //!
 //! For a root r, with "client c fits server s" meaning 2·(d(c,s) + d(s,r)) ≤ μ:
 //! 1. T = {r}; every client that fits a server of T is assigned to its best such server
@@ -13,8 +14,8 @@
 //! whose shortest-path next hop towards r is in T, i.e. s is attached through the graph edge to
 //! its parent in the shortest-path tree of r. T is therefore always a subtree of that tree, every
 //! contact server reaches r over a shortest path, and d_T(s, r) = d(s, r): the measures are exact
-//! and consistent with [`Instance::cs_servers`]. (Attaching through an arbitrary tree edge, the
-//! notes' d_T = min_t w(s,t) + d_T(t,r), would make the in-tree delay differ from the paper's
+//! and consistent with [`Instance::cs_servers`]. (Attaching through an arbitrary tree edge, with
+//! d_T(s, r) = min_t w(s,t) + d_T(t,r), would make the in-tree delay differ from the paper's
 //! D_cs formula.)
 //!
 //! **Assumption — stalls.** If no neighbour can absorb a client, the neighbour whose subtree (in
@@ -35,7 +36,7 @@ use crate::instance::Instance;
 use crate::matching::{algorithm_matching, cs_to_p2p};
 use crate::solution::{Assignment, Model, Solution};
 
-/// Which root(s) SPDCS-H starts from (the paper leaves it open; notes §2.2).
+/// Which root(s) SPDCS-H starts from (the paper leaves it open; `docs/methods/spd.md#spdcs-h`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpdcsRoot {

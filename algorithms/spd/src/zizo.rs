@@ -1,11 +1,11 @@
 //! ZIZO (Zoom-In Zoom-Out; Lee, Ko, Calo, NOSSDAV'04), the SPD-P2P baseline of Table VII.
 //!
 //! **This is a documented reconstruction, not the published algorithm.** The original paper's
-//! body could not be obtained; what is certain (the SPD paper §III-A and the ZIZO abstract,
-//! notes §2.5): clients first go to their *nearest* server, then migrate toward a core server s*
-//! that "minimises the longest shortest distance to all clients", the objective is fewest servers
+//! body could not be obtained; what is certain (the SPD paper §III-A and the ZIZO abstract):
+//! clients first go to their *nearest* server, then migrate toward a core server s* that
+//! "minimises the longest shortest distance to all clients", the objective is fewest servers
 //! under the P2P delay bound, and it fails whenever the nearest-server assignment already
-//! violates μ. The reconstruction (notes §2.5, \[mem/assume\]):
+//! violates μ. The reconstruction (our assumptions, `docs/methods/spd.md#zizo-reconstruction`):
 //!
 //! 1. Core: s* = argmin_s max_c δ(c, s) with δ(c, s) = min_{s′} [d(c, s′) + d(s′, s)] (ties →
 //!    lowest index).

@@ -20,7 +20,7 @@ pub trait ClockId: Copy + Ord + Hash + Debug {
 
 /// A clock component (event counter), the ℕ of the paper's Definition 2.
 ///
-/// Implemented for `u32` (4 bytes, the size the notes' fixed-width wire model assumes) and
+/// Implemented for `u32` (4 bytes, the size the fixed-width wire model assumes) and
 /// `u64`. Counters only grow; [`checked_increment`](Counter::checked_increment) reports overflow
 /// so that [`tick`](crate::SparseClock::tick) can panic instead of silently wrapping, which would
 /// break the clock's monotonicity.

@@ -1,7 +1,7 @@
 //! Dense, sparse and **pruned vector clocks** for P2P-based MMVEs, reproducing
 //! T. Weis, A. Wacker, S. Schuster, S. Holzapfel, *Towards Logical Clocks in P2P-based MMVEs*,
-//! WowKiVS 2009 ("the pruned-clocks paper"), with the corrections of the project notes
-//! (`shared/notes/algorithms.md` §5).
+//! WowKiVS 2009 ("the pruned-clocks paper"), with the corrections documented in
+//! `docs/methods/pruned-clocks.md`.
 //!
 //! # Types
 //! - [`VectorClock`]: the classic fixed-length vector clock (Mattern/Fidge) — ground truth and
@@ -18,7 +18,8 @@
 //! - [`IsRelevant`]: the pluggable `isRelevant_A(id)` predicate (closures, sets, [`AllRelevant`],
 //!   [`Both`]).
 //! - [`ClockOrder`]: `Before` / `After` / `Equal` / `Concurrent`; [`OrderingFidelity`] classifies
-//!   an approximate answer against the full-clock truth (notes §5.4 metrics).
+//!   an approximate answer against the full-clock truth
+//!   (`docs/methods/pruned-clocks.md#ordering-fidelity-classes`).
 //! - [`wire`]: varint encoding ([`SparseClock::encode`], [`SparseClock::decode`],
 //!   [`SparseClock::encoded_len`]), the naive 12-byte-per-entry model
 //!   ([`SparseClock::fixed_width_len`]) and the [`UDP_MAX_PAYLOAD`] budget.
@@ -33,7 +34,9 @@
 //! 5. (§3.3) Restricting two full clocks to a subset of components preserves `<, >, ≤, ≥, =`;
 //!    only `∥` can change ("forced" into an order), which the paper deems acceptable.
 //!
-//! # Errata and ambiguities (notes §5.1–§5.3)
+//! # Errata and ambiguities
+//!
+//! In full: `docs/methods/pruned-clocks.md#errata-in-the-paper`.
 //! - **Algorithm 1 as printed** rebuilds `V′_A` from the unchanged `V_A` in every loop iteration
 //!   (lines 3 and 5), so only the last id of `V_B` would be merged, and prunes `V_A` instead of
 //!   `V′_A` (lines 9–11). [`SparseClock::merge_pruned`] implements the corrected

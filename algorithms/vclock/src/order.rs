@@ -105,7 +105,8 @@ impl ClockOrder {
 
 /// Which ids count as relevant when comparing two pruned clocks (Algorithm 2).
 ///
-/// The paper is inconsistent here (notes §5.2):
+/// The paper is inconsistent here
+/// (`docs/methods/pruned-clocks.md#algorithm-2-and-the-two-relevance-readings`):
 /// - Algorithm 2 *as printed* keeps only the ids relevant to the comparing player A
 ///   (`isRelevant_A`): [`Relevance::Comparer`]. This is the text-faithful reading and the default.
 /// - The worked example's printed answer (`V2′ = {B:1}`, `V7′ = {B:1, A:2}`, so `V2′ < V7′`)
@@ -125,7 +126,8 @@ pub enum Relevance {
 }
 
 /// How a pruned (or otherwise approximate) comparison relates to the ground truth given by full
-/// vector clocks — the classification the notes (§5.4) propose for measuring ordering accuracy.
+/// vector clocks, the classification the experiment uses to measure ordering accuracy
+/// (`docs/methods/pruned-clocks.md#ordering-fidelity-classes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum OrderingFidelity {
@@ -134,12 +136,12 @@ pub enum OrderingFidelity {
     /// Full clocks say `∥`, the approximation orders them (or calls them equal). The paper
     /// accepts this (§3.3: pruning "forces" an is-earlier-than relation on parallel events).
     Forced,
-    /// Full clocks say `<` (or `>`), the approximation says `=` (notes §5.3: only `≤` survives
+    /// Full clocks say `<` (or `>`), the approximation says `=` (only `≤` survives
     /// restriction, a strict `<` can collapse).
     Collapsed,
     /// Full clocks order the events (or call them equal), the approximation says `∥`. Cannot
     /// happen when both full clocks are restricted to one key set, but can with clocks pruned at
-    /// intermediate hops (notes §5.3).
+    /// intermediate hops (`docs/methods/pruned-clocks.md#restriction-and-stored-pruned-clocks`).
     Lost,
     /// The approximation orders the events the wrong way round (or orders two equal clocks).
     Inverted,

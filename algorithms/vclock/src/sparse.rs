@@ -21,8 +21,8 @@ use crate::relevance::IsRelevant;
 /// `len()` is the number of stored (non-zero) entries — the clock's size on the wire.
 ///
 /// `I` is the player id type (`u64` by default; `u32` player ids or `usize` indices also work,
-/// see [`ClockId`]), `C` the counter type (`u32` by default, matching the notes' 4-byte counter
-/// wire model; `u64` available, see [`Counter`]).
+/// see [`ClockId`]), `C` the counter type (`u32` by default, matching the 4-byte counter of the
+/// fixed-width wire model; `u64` available, see [`Counter`]).
 ///
 /// `PartialOrd` is the vector-clock partial order (`partial_cmp` is `None` for concurrent clocks).
 ///
@@ -263,8 +263,8 @@ impl<I: ClockId, C: Counter> SparseClock<I, C> {
         }
     }
 
-    /// Algorithm 1 (corrected, notes §5.1): the pruned supremum `V′_A = prune(sup(V_A, V_B))`,
-    /// in place on `self = V_A`.
+    /// Algorithm 1, corrected: the pruned supremum `V′_A = prune(sup(V_A, V_B))`, in place on
+    /// `self = V_A` (`docs/methods/pruned-clocks.md#algorithm-1-and-its-correction`).
     ///
     /// The printed pseudo-code has two errata, fixed here: lines 3 and 5 rebuild `V′_A` from the
     /// unchanged `V_A` on every iteration (so only the last id of `V_B` would be merged), and
@@ -276,8 +276,9 @@ impl<I: ClockId, C: Counter> SparseClock<I, C> {
     }
 
     /// Receive a clock and perform an action, as in the paper's worked example ("A performs an
-    /// action and updates/prunes its clock"): merge `other` (step 2 of notes §5.1), tick `me`
-    /// (step 3), prune (step 4). Returns `me`'s new counter.
+    /// action and updates/prunes its clock"): merge `other`, tick `me`, prune (steps 2, 3 and 4
+    /// of the corrected Algorithm 1 in `docs/methods/pruned-clocks.md`). Returns `me`'s new
+    /// counter.
     ///
     /// If `relevant` does not contain `me`, the player's own entry is pruned too; relevance
     /// predicates normally include the player itself.
@@ -306,8 +307,8 @@ impl<I: ClockId, C: Counter> SparseClock<I, C> {
     /// `self.pruned(relevant).compare(&other.pruned(relevant))`, without allocating.
     ///
     /// Restriction preserves `≤`, `≥` and `=` but not strict `<` (it may collapse to `=`), and
-    /// concurrent clocks may become ordered (notes §5.3; the paper's §3.3 claims `<` is preserved,
-    /// which is false).
+    /// concurrent clocks may become ordered. The paper's §3.3 claims `<` is preserved, which is
+    /// false (`docs/methods/pruned-clocks.md#restriction-and-stored-pruned-clocks`).
     pub fn compare_restricted<P: IsRelevant<I> + ?Sized>(
         &self,
         other: &Self,
@@ -322,7 +323,7 @@ impl<I: ClockId, C: Counter> SparseClock<I, C> {
     /// - [`Relevance::Comparer`] (the printed algorithm, the default): keep ids relevant to the
     ///   comparer only; `other_party` is ignored.
     /// - [`Relevance::Intersection`]: keep ids relevant to both; this reproduces the worked
-    ///   example's printed answer (notes §5.2).
+    ///   example's printed answer (`docs/methods/pruned-clocks.md#the-worked-example`).
     ///
     /// The kept clocks are then compared with [`compare`](Self::compare). The result may differ
     /// between players; when it is `Concurrent` the paper falls back to wall-clock time.

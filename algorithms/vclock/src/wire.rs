@@ -14,8 +14,9 @@
 //! encoding of a clock is unique.
 //!
 //! The paper's motivation is that a clock should fit one unfragmented UDP datagram;
-//! [`UDP_MAX_PAYLOAD`] is that budget for a 1500-byte Ethernet MTU over IPv4. The notes' naive
-//! size model (8-byte id + 4-byte counter per entry) is [`SparseClock::fixed_width_len`].
+//! [`UDP_MAX_PAYLOAD`] is that budget for a 1500-byte Ethernet MTU over IPv4
+//! (`docs/methods/pruned-clocks.md#wire-size-and-the-datagram-budget`). A naive size model
+//! (8-byte id + 4-byte counter per entry) is [`SparseClock::fixed_width_len`].
 
 use crate::error::DecodeError;
 use crate::id::{ClockId, Counter};
@@ -24,7 +25,7 @@ use crate::sparse::SparseClock;
 /// Largest unfragmented UDP payload on a 1500-byte MTU link: 1500 − 20 (IPv4 header) − 8 (UDP header).
 pub const UDP_MAX_PAYLOAD: usize = 1472;
 
-/// Bytes per entry in the notes' naive fixed-width model: an 8-byte id plus a 4-byte counter.
+/// Bytes per entry in the naive fixed-width model: an 8-byte id plus a 4-byte counter.
 pub const FIXED_WIDTH_ENTRY_BYTES: usize = 12;
 
 /// Length in bytes of the LEB128 varint encoding of `value` (1 to 10).
@@ -97,7 +98,7 @@ impl<I: ClockId, C: Counter> SparseClock<I, C> {
         len
     }
 
-    /// Size under the notes' naive fixed-width model: [`FIXED_WIDTH_ENTRY_BYTES`] (8-byte id +
+    /// Size under the naive fixed-width model: [`FIXED_WIDTH_ENTRY_BYTES`] (8-byte id +
     /// 4-byte counter) per entry, no length header — so experiments can report both sizes.
     #[inline]
     pub fn fixed_width_len(&self) -> usize {

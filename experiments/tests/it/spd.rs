@@ -270,7 +270,8 @@ fn mmvesim(args: &[&str]) -> std::process::Output {
 fn cli_solves_the_worked_example() {
     let inst = example();
     let inst = inst.to_str().unwrap();
-    // Algorithm Matching: Γ = 98 (roots C and D tie; the lower index C wins), notes §7.3 item 7
+    // Algorithm Matching: Γ = 98 (roots C and D tie; the lower index C wins),
+    // docs/methods/spd.md#algorithm-matching-on-the-example
     let out = mmvesim(&[
         "spd",
         "solve",

@@ -1,10 +1,11 @@
-//! The measured latency matrices (`shared/data/latency`). The 99-node Seattle median is a local
-//! fixture; the larger files are looked up in the shared directory (skipped with a note if absent).
+//! The measured latency matrices (`docs/methods/topologies.md#measured-latency-matrices`). The
+//! 99-node Seattle median is a local fixture and the PlanetLab median is in `data/latency/`; the
+//! raw upstream slices are looked up in `$MMVESIM_LATENCY_DATA` (skipped with a note if absent).
 
 use topologies::stats::{Triples, detour_pair_rate, triangle_violations};
 use topologies::{FrameSelect, MatrixOptions, Missing, read_frames, read_matrix};
 
-use crate::{fixture, shared_latency_file};
+use crate::{fixture, latency_data_file};
 
 /// Ordered triples touching a missing value.
 fn skipped(m: &topologies::LatencyMatrix) -> usize {
@@ -45,13 +46,14 @@ fn seattle_median_fixture() {
     .unwrap();
     assert_eq!(m.n, 99);
     assert!((0..99).all(|i| m.get(i, i) == 0.0));
-    // README: median 0.17 s, zeros off the diagonal treated as missing
+    // docs/methods/topologies.md#the-in-repository-data: median 0.17 s, zeros off the diagonal
+    // treated as missing
     let med = median_offdiag(&m);
     assert!((med - 170.0).abs() < 10.0, "median {med} ms");
     assert!(m.missing_off_diagonal() > 0);
-    // README: 10.8 % of 100k random directed triples violate the triangle inequality, 7.9 % by > 10 %;
-    // The README gives 66 % of ordered pairs with a shorter one-hop detour; with zeros as missing
-    // we measure 64.3 % (68.2 % with zeros kept), so its exact convention is unknown: ±3 %.
+    // 10.8 % of 100k random directed triples violate the triangle inequality, 7.9 % by > 10 %.
+    // Ordered pairs with a shorter one-hop detour: 64.3 % with zeros as missing (68.2 % with
+    // zeros kept); the check accepts 66 % ± 3 %, which covers both conventions.
     let s = triangle_violations(
         &m,
         Triples::Sampled {
@@ -75,13 +77,16 @@ fn seattle_median_fixture() {
 
 #[test]
 fn planetlab_frame1() {
-    let Some(p) = shared_latency_file("planetlab490_frame01.tsv") else {
+    let Some(p) = latency_data_file("planetlab490_frame01.tsv") else {
         return;
     };
     let m = read_matrix(&p, &MatrixOptions::planetlab()).unwrap();
     assert_eq!(m.n, 490);
     assert_eq!(m.missing_off_diagonal(), 0);
-    assert!(m.is_symmetric(0.0), "README: exactly symmetric");
+    assert!(
+        m.is_symmetric(0.0),
+        "PlanetLab slices are exactly symmetric"
+    );
     assert!((median_offdiag(&m) - 135.0).abs() < 1.0);
     let mean = topologies::stats::mean_latency(&m);
     assert!((mean - 146.8).abs() < 1.0, "{mean}");
@@ -93,14 +98,14 @@ fn planetlab_frame1() {
         },
     );
     assert!((s.rate() - 0.059).abs() < 0.006, "{}", s.rate());
-    // README: 79 % of ordered pairs have a shorter one-hop detour (we measure 79.35 %)
+    // 79 % of ordered pairs have a shorter one-hop detour (we measure 79.35 %)
     let d = detour_pair_rate(&m);
     assert!((d - 0.79).abs() < 0.005, "{d}");
 }
 
 #[test]
 fn planetlab_median18() {
-    let Some(p) = shared_latency_file("planetlab490_median18.tsv") else {
+    let Some(p) = latency_data_file("planetlab490_median18.tsv") else {
         return;
     };
     let m = read_matrix(&p, &MatrixOptions::planetlab()).unwrap();
@@ -109,13 +114,13 @@ fn planetlab_median18() {
     let max = topologies::stats::diameter_latency(&m).unwrap();
     assert!(
         (max - 675.0).abs() < 1.0,
-        "README: median tops out at 675 ms, got {max}"
+        "the median matrix tops out at 675 ms, got {max}"
     );
 }
 
 #[test]
 fn seattle_frames_frame1_and_median_of_688() {
-    let Some(p) = shared_latency_file("seattle99_frames001-688.tsv.gz") else {
+    let Some(p) = latency_data_file("seattle99_frames001-688.tsv.gz") else {
         return;
     };
     let f1 = read_frames(
@@ -127,8 +132,9 @@ fn seattle_frames_frame1_and_median_of_688() {
     .unwrap();
     assert_eq!(f1.n, 99);
     assert!((median_offdiag(&f1) - 210.0).abs() < 10.0);
-    // The shared median file is the element-wise median of all 688 raw frames (zeros included),
-    // diagonal forced to 0, written with 6 significant digits: reproduce it byte for byte.
+    // The in-repository median file is the element-wise median of all 688 raw frames (zeros
+    // included), diagonal forced to 0, written with 6 significant digits: reproduce it byte for
+    // byte.
     let raw = MatrixOptions {
         missing: Missing::None,
         zero_diagonal: true,

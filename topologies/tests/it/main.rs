@@ -18,26 +18,31 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Directory of the large shared latency files, if present:
-/// `$MMVESIM_SHARED/data/latency`, else `<workspace>/../shared/data/latency`.
-pub fn shared_latency_dir() -> Option<PathBuf> {
+/// Directories that may hold latency data files, in search order: `$MMVESIM_LATENCY_DATA` (a
+/// directory with the raw upstream slices, which are too large for the repository), then the
+/// workspace's `data/latency`.
+pub fn latency_data_dirs() -> Vec<PathBuf> {
     let candidates = [
-        std::env::var_os("MMVESIM_SHARED").map(|s| PathBuf::from(s).join("data/latency")),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/latency")),
+        std::env::var_os("MMVESIM_LATENCY_DATA").map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/latency")),
     ];
-    candidates.into_iter().flatten().find(|p| p.is_dir())
+    candidates
+        .into_iter()
+        .flatten()
+        .filter(|p| p.is_dir())
+        .collect()
 }
 
-/// A file of the shared latency data, or `None` after printing a note (the only allowed skip).
-pub fn shared_latency_file(name: &str) -> Option<PathBuf> {
-    let p = shared_latency_dir().map(|d| d.join(name));
-    match p {
-        Some(p) if p.is_file() => Some(p),
-        _ => {
-            eprintln!(
-                "note: {name} not found (set MMVESIM_SHARED or place shared/ next to the workspace); skipping"
-            );
-            None
-        }
+/// A latency data file, or `None` after printing a note (the only allowed skip).
+pub fn latency_data_file(name: &str) -> Option<PathBuf> {
+    let found = latency_data_dirs()
+        .into_iter()
+        .map(|d| d.join(name))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        eprintln!(
+            "note: {name} not found (set MMVESIM_LATENCY_DATA to a directory holding it); skipping"
+        );
     }
+    found
 }

@@ -16,7 +16,8 @@ pub const CC: usize = 2;
 pub const CD: usize = 3;
 pub const CE: usize = 4;
 
-/// Table I (with the client-d header typo fixed, notes §7.1).
+/// Table I (with the client-d header typo fixed;
+/// `docs/methods/spd.md#table-i-and-the-server-graph`).
 pub const TABLE_I: [[f64; 5]; 5] = [
     [41.0, 55.0, 39.0, 70.0, 65.0],
     [52.0, 32.0, 43.0, 25.0, 48.0],
@@ -26,9 +27,10 @@ pub const TABLE_I: [[f64; 5]; 5] = [
 ];
 
 /// The worked example of Fig. 1 / Table I. The direct links A–B 9, B–C 8, C–D 10, B–D 12 are the
-/// ones derived in notes §7.2 (A–C 17 and A–D 21 are then 2-hop paths). E's links cannot be
-/// recovered from the paper; E is modelled as present but far away: a single link E–A of
-/// 1000 ms, so E is never useful as a contact server or root (it is never used in the examples).
+/// ones derived in `docs/methods/spd.md#table-i-and-the-server-graph` (A–C 17 and A–D 21 are
+/// then 2-hop paths). E's links cannot be recovered from the paper; E is modelled as present but
+/// far away: a single link E–A of 1000 ms, so E is never useful as a contact server or root (it is
+/// never used in the examples).
 pub fn example() -> Instance {
     let x = None;
     let links = vec![

@@ -2,11 +2,14 @@
 //!
 //! - `history`: random message-passing histories with reachability ground truth;
 //! - `join`: merge is a join, comparison is the vector-clock order, dense = sparse;
-//! - `restriction`: restricting full clocks (paper §3.3, notes §5.3);
-//! - `stored`: clocks pruned at intermediate hops (notes §5.3);
+//! - `restriction`: restricting full clocks (paper §3.3);
+//! - `stored`: clocks pruned at intermediate hops;
 //! - `paper_example`: the worked example and the Algorithm 1 errata;
 //! - `wire`: the varint encoding and datagram budget;
 //! - `serde_support`: serde round trips (with `--features serde`).
+//!
+//! `restriction` and `stored` test the corrections in
+//! `docs/methods/pruned-clocks.md#restriction-and-stored-pruned-clocks`.
 
 mod history;
 mod join;

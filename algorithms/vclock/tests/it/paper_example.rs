@@ -1,4 +1,5 @@
-//! The paper's worked example (§3.2, Fig. 1; notes §5.2) and its §2.2 supremum example,
+//! The paper's worked example (§3.2, Fig. 1; `docs/methods/pruned-clocks.md#the-worked-example`)
+//! and its §2.2 supremum example,
 //! including a literal transcription of the printed Algorithm 1 to document its errata.
 
 use std::collections::BTreeSet;

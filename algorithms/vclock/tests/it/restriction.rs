@@ -1,4 +1,5 @@
-//! Restricting full clocks to a common key subset (the paper's §3.3 claim; notes §5.3 first caveat).
+//! Restricting full clocks to a common key subset (the paper's §3.3 claim;
+//! `docs/methods/pruned-clocks.md#restriction-and-stored-pruned-clocks`).
 //!
 //! Paper: "If two normal vector clocks V1 and V2 are in the relation V1 < V2 then pruning the
 //! vector clocks to V1′ and V2′ will still yield V1′ < V2′. This applies to <, >, ≤, ≥ and =",
@@ -54,7 +55,7 @@ proptest! {
     }
 }
 
-/// Notes §5.3 counterexample to the paper's "V1 < V2 ⇒ V1′ < V2′": dropping B collapses `<` to `=`.
+/// The counterexample to the paper's "V1 < V2 ⇒ V1′ < V2′": dropping B collapses `<` to `=`.
 #[test]
 fn strict_before_collapses_to_equal() {
     let (a, b) = (1u64, 2u64);

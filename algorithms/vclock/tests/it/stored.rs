@@ -1,6 +1,7 @@
-//! Pruned *stored* clocks (notes §5.3 second caveat): clocks pruned at every receive
-//! (Algorithm 1) are not the full clocks restricted to a subset. Information dropped at an
-//! intermediate hop is gone, and an id that becomes relevant again re-enters with an older value.
+//! Pruned *stored* clocks (`docs/methods/pruned-clocks.md#restriction-and-stored-pruned-clocks`):
+//! clocks pruned at every receive (Algorithm 1) are not the full clocks restricted to a subset.
+//! Information dropped at an intermediate hop is gone, and an id that becomes relevant again
+//! re-enters with an older value.
 //!
 //! What still holds (property tests): every stored component is a lower bound of the true one,
 //! and a player's own component is exact (it never prunes itself). Hence for a true `e1 → e2`
