@@ -9,8 +9,8 @@
 //!   (dead-reckoning thresholds; adapt `ε` at run time for auto-adaptive schemes);
 //! - [`Periodic`]: force a send once a period has passed (a heartbeat, combined with `or`);
 //! - [`Changed`]: send when the value differs from the last one sent (discrete values);
-//! - [`Always`] / [`Never`], and the combinators [`And`], [`Or`], [`Not`] via
-//!   [`SendFilter::and`], [`SendFilter::or`], [`SendFilter::not`];
+//! - [`Always`] / [`Never`], and the combinators [`And`], [`Or`], [`Not`] (built by the
+//!   filters' `and`, `or` and `not` methods, or directly for filters of your own);
 //! - [`SendPolicy`]: the usual combination as plain data (for configuration files):
 //!   `MinInterval(m).and(ErrorThreshold(ε).or(Periodic(p)))`.
 //!
@@ -30,31 +30,42 @@ pub trait SendFilter<T> {
         T: Clone,
         I: Interpolator<T>,
         E: Extrapolator<T>;
-
-    /// Send only if both filters agree (`other` is not consulted when `self` refuses).
-    fn and<B: SendFilter<T>>(self, other: B) -> And<Self, B>
-    where
-        Self: Sized,
-    {
-        And(self, other)
-    }
-
-    /// Send if either filter agrees (`other` is not consulted when `self` accepts).
-    fn or<B: SendFilter<T>>(self, other: B) -> Or<Self, B>
-    where
-        Self: Sized,
-    {
-        Or(self, other)
-    }
-
-    /// Send exactly when `self` would not.
-    fn not(self) -> Not<Self>
-    where
-        Self: Sized,
-    {
-        Not(self)
-    }
 }
+
+/// Adds the combinator methods `and`, `or` and `not` to filter types (inherent methods, so
+/// that `ErrorThreshold(ε).or(Periodic(p))` needs no type annotation).
+macro_rules! combinators {
+    ($($t:ident $(<$($g:ident),+>)?),+ $(,)?) => {$(
+        impl $(<$($g),+>)? $t $(<$($g),+>)? {
+            /// Send only if both filters agree (`other` is not consulted when `self` refuses).
+            pub fn and<G>(self, other: G) -> And<Self, G> {
+                And(self, other)
+            }
+            /// Send if either filter agrees (`other` is not consulted when `self` accepts).
+            pub fn or<G>(self, other: G) -> Or<Self, G> {
+                Or(self, other)
+            }
+            /// Send exactly when `self` would not.
+            #[allow(clippy::should_implement_trait)]
+            pub fn not(self) -> Not<Self> {
+                Not(self)
+            }
+        }
+    )+};
+}
+
+combinators!(
+    Always,
+    Never,
+    MinInterval,
+    Periodic,
+    ErrorThreshold,
+    Changed,
+    SendPolicy,
+    And<A, B>,
+    Or<A, B>,
+    Not<A>,
+);
 
 /// Send every write (Janus's default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,7 +107,7 @@ impl<T> SendFilter<T> for MinInterval {
 }
 
 /// Force a send once this many nanoseconds have passed since the last sent entry (combine with
-/// [`SendFilter::or`] so that receivers hear from an idle or perfectly predicted sender).
+/// `or` so that receivers hear from an idle or perfectly predicted sender).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Periodic(pub i64);
 
@@ -141,7 +152,7 @@ impl<T: PartialEq> SendFilter<T> for Changed {
     }
 }
 
-/// Both filters must accept (see [`SendFilter::and`]).
+/// Both filters must accept, evaluated left to right with short-circuit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct And<A, B>(pub A, pub B);
 
@@ -157,7 +168,7 @@ impl<T, A: SendFilter<T>, B: SendFilter<T>> SendFilter<T> for And<A, B> {
     }
 }
 
-/// Either filter may accept (see [`SendFilter::or`]).
+/// Either filter may accept, evaluated left to right with short-circuit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Or<A, B>(pub A, pub B);
 
@@ -173,7 +184,7 @@ impl<T, A: SendFilter<T>, B: SendFilter<T>> SendFilter<T> for Or<A, B> {
     }
 }
 
-/// The negation of a filter (see [`SendFilter::not`]).
+/// The negation of a filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Not<A>(pub A);
 

@@ -67,9 +67,11 @@ pub use pubsub::{
     ClientId, ClientMsg, Endpoint, EndpointInput, EndpointOutput, Router, RouterConfig,
     RouterInput, RouterMsg, RouterOutput, TimelineId, Update,
 };
-pub use remote::{InsertOnly, RemoteUpdate, SmoothCorrection, SmoothCorrectionAsPrinted, Truncate};
+pub use remote::{
+    ANCHOR_SPACING, InsertOnly, RemoteUpdate, SmoothCorrection, SmoothCorrectionAsPrinted, Truncate,
+};
 pub use replica::Replica;
 pub use time::{MS, NS, S, Time, US, nanos_to_secs};
-pub use timeline::{Entry, History, Timeline};
+pub use timeline::{AGE_MIN_KEEP, Entry, History, Timeline};
 pub use value::{Interpolable, Kinematic, Order, Vec2, Vec3};
 pub use wire::Wire;

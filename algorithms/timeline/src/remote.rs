@@ -53,11 +53,17 @@ impl<T, I, E> RemoteUpdate<T, I, E> for InsertOnly {
 ///    corrected track's value at `now + H`, so the display moves from where the avatar was seen
 ///    to where it should be `H` later: straight with linear interpolation (Fig. 5a), curved
 ///    with quadratic (Fig. 5b);
-/// 4. (not in the paper) from `now + H` on, the display follows the corrected track: its later
-///    known entries are copied and two anchors are sampled beyond them, so that the display's
-///    extrapolation coincides with the corrected track's for step, linear, quadratic and
-///    dead-reckoning extrapolation. Without this the avatar would keep the correction's
-///    velocity after `+H` ([`SmoothCorrectionAsPrinted`] shows it).
+/// 4. (not in the paper) from `now + H` on, the display follows the corrected track: the
+///    corrected track's known entries after `now + H` are copied, and two anchors sampled from
+///    it [`ANCHOR_SPACING`] apart after them, so that the display's extrapolation coincides
+///    with the corrected track's (step, linear, quadratic, dead reckoning). Without this the
+///    avatar would keep the correction's velocity after `+H`. Exact when the display's
+///    interpolation is at least the order of its extrapolation; otherwise it may deviate
+///    between the two anchors (one millisecond).
+///
+/// Keeping the corrected track apart is also what makes `+H` land on it: the paper's listing
+/// ([`SmoothCorrectionAsPrinted`]) extrapolates the target from the display's own entries,
+/// which include the current-position entries earlier corrections inserted.
 ///
 /// The sender's display is untouched: it "sees neither the error nor the correction". With
 /// `H = 0` the rule snaps to the corrected track like [`Truncate`].
@@ -67,9 +73,11 @@ pub struct SmoothCorrection<T, I, E> {
     corrected: Timeline<T, I, E>,
 }
 
-/// Smallest spacing of the anchors that carry the corrected track's slope beyond `now + H`
-/// (used when `H` is shorter).
-const MIN_ANCHOR_SPACING: i64 = MS;
+/// Spacing of the two anchors that carry the corrected track beyond its last known entry and
+/// `now + H`. Short, so that a display interpolating linearly between them deviates from a
+/// curved corrected track over at most a millisecond; long enough to keep the extrapolation
+/// from them well conditioned.
+pub const ANCHOR_SPACING: i64 = MS;
 
 impl<T, I: Clone, E: Clone> SmoothCorrection<T, I, E> {
     /// Smooth corrections over `horizon` nanoseconds (negative is treated as 0) for
@@ -140,9 +148,8 @@ where
             timeline.set_at(e.time, e.value.clone());
         }
         let tail = last.max(reach);
-        let spacing = self.horizon.max(MIN_ANCHOR_SPACING);
-        copy_at(timeline, corrected, tail + spacing / 2);
-        copy_at(timeline, corrected, tail + spacing);
+        copy_at(timeline, corrected, tail + ANCHOR_SPACING / 2);
+        copy_at(timeline, corrected, tail + ANCHOR_SPACING);
     }
 }
 
@@ -162,16 +169,18 @@ fn copy_at<T: Clone, I: Interpolator<T>, E: Extrapolator<T>>(
 ///
 /// ```text
 /// currentPos = avatarPos(0);
-/// avatarPos(fixupTime) = fixupPos;
+/// avatarPos(fixupTime) = fixupPos;   // the default remote update: insert, delete later entries
 /// targetPos = avatarPos(H);
 /// avatarPos(0) = currentPos;
 /// avatarPos(H) = targetPos;
 /// ```
 ///
-/// The display reaches the corrected track at `+H`, but afterwards it extrapolates from the
-/// last two entries (`now` and `now + H`), i.e. keeps the correction's velocity; earlier
-/// correction entries also stay in the timeline and bend later extrapolations. See
-/// [`SmoothCorrection`] for the variant this crate recommends.
+/// The display always reaches `targetPos` at `+H`, but `targetPos` is extrapolated from the
+/// display's own entries, so it equals the corrected track's position only when the entries
+/// just before `fixupTime` are true samples. The `currentPos` entries this listing inserts at
+/// receive times survive between true samples whenever updates are further apart than the
+/// latency, and then the target's velocity is wrong. After `+H` the display also keeps the
+/// correction's velocity. See [`SmoothCorrection`] for the variant this crate recommends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmoothCorrectionAsPrinted {
     /// The horizon `H` in nanoseconds.
@@ -186,10 +195,10 @@ where
 {
     fn apply(&mut self, timeline: &mut Timeline<T, I, E>, now: Time, sent_at: Time, value: T) {
         let Some(current) = timeline.get(now, 0) else {
-            timeline.set_at(sent_at, value);
+            timeline.insert_truncating(sent_at, value);
             return;
         };
-        timeline.set_at(sent_at, value);
+        timeline.insert_truncating(sent_at, value);
         if let Some(target) = timeline.get(now, self.horizon) {
             timeline.set(now, 0, current);
             timeline.set(now, self.horizon, target);

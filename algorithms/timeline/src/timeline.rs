@@ -15,12 +15,17 @@ pub struct Entry<T> {
     pub value: T,
 }
 
+/// The age bound never leaves fewer entries than this: every built-in extrapolation (quadratic
+/// uses three) keeps working however old the entries are.
+pub const AGE_MIN_KEEP: usize = 3;
+
 /// How much history a timeline keeps (Janus truncates history to bound memory).
 ///
 /// Both bounds drop the *oldest* entries only, so future entries (local lag) are never lost to
 /// the age bound. The age bound is measured from the latest known entry, so it needs no clock:
 /// entries are dropped while the entry *after* them is at or before `latest − max_age`, which
-/// keeps the timeline answering exactly for every time in `[latest − max_age, ∞)`.
+/// keeps the timeline answering exactly for every time in `[latest − max_age, ∞)`; it also
+/// never drops below [`AGE_MIN_KEEP`] entries, so extrapolation is unaffected.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct History {
     max_entries: Option<usize>,
@@ -281,7 +286,9 @@ impl<T, I, E> Timeline<T, I, E> {
         }
         if let (Some(age), Some(last)) = (self.history.max_age, self.entries.back()) {
             let cutoff = last.time - age;
-            while self.entries.get(1).is_some_and(|e| e.time <= cutoff) {
+            while self.entries.len() > AGE_MIN_KEEP
+                && self.entries.get(1).is_some_and(|e| e.time <= cutoff)
+            {
                 self.entries.pop_front();
             }
         }
