@@ -122,7 +122,7 @@ pub struct ClockEstimate {
 }
 
 impl<K: Ord + Copy> ClockServer<K> {
-    /// A server with the given parameters (`window` and `few` of 0 are treated as 1 and 0).
+    /// A server with the given parameters (a `window` of 0 is treated as 1).
     pub fn new(config: ClockConfig) -> Self {
         Self {
             config: ClockConfig {
