@@ -326,3 +326,31 @@ fn wire_round_trip_and_exact_sizes() {
         assert_eq!(&serde_json::from_str::<Message<u64>>(&json).unwrap(), m);
     }
 }
+
+#[test]
+fn activation_policy() {
+    use migration::{Decision, MigrationPolicy};
+    let p = MigrationPolicy {
+        min_gain: 10.0,
+        min_relative_gain: 0.1,
+        min_players: 3,
+        cooldown_ns: 1000,
+    };
+    assert_eq!(p.decide(200.0, 150.0, 5, None, 0), Decision::Migrate);
+    assert_eq!(p.decide(200.0, 195.0, 5, None, 0), Decision::NotEnoughGain);
+    assert_eq!(p.decide(50.0, 41.0, 5, None, 0), Decision::NotEnoughGain); // 9 < 10
+    assert_eq!(p.decide(500.0, 460.0, 5, None, 0), Decision::NotEnoughGain); // 8 % < 10 %
+    assert_eq!(
+        p.decide(200.0, f64::NAN, 5, None, 0),
+        Decision::NotEnoughGain
+    );
+    assert_eq!(p.decide(200.0, 150.0, 2, None, 0), Decision::TooFewPlayers);
+    assert_eq!(
+        p.decide(200.0, 150.0, 5, Some(500), 1000),
+        Decision::CoolingDown
+    );
+    assert_eq!(
+        p.decide(200.0, 150.0, 5, Some(500), 1500),
+        Decision::Migrate
+    );
+}
