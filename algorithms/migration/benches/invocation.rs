@@ -69,13 +69,13 @@ fn apply(server: &mut Srv, out: &mut Vec<Output<Move>>) {
     }
 }
 
-#[divan::bench]
+#[divan::bench(sample_count = 100, sample_size = 1000)]
 fn local_call(bencher: Bencher<'_, '_>) {
     let mut obj = Avatar::default();
     bencher.bench_local(|| obj.apply(black_box(&ARGS)));
 }
 
-#[divan::bench]
+#[divan::bench(sample_count = 100, sample_size = 1000)]
 fn name_service_same_server(bencher: Bencher<'_, '_>) {
     let mut s = Srv::new(ServerId(0), Config::PAPER).unwrap();
     let home = s.create(Avatar::default());
@@ -163,17 +163,17 @@ fn remote(bencher: Bencher<'_, '_>, format: Format, path: &[u32]) {
     });
 }
 
-#[divan::bench]
+#[divan::bench(sample_count = 100, sample_size = 1000)]
 fn remote_postcard(bencher: Bencher<'_, '_>) {
     remote(bencher, Format::Postcard, &[]);
 }
 
-#[divan::bench]
+#[divan::bench(sample_count = 100, sample_size = 1000)]
 fn remote_json(bencher: Bencher<'_, '_>) {
     remote(bencher, Format::Json, &[]);
 }
 
-#[divan::bench]
+#[divan::bench(sample_count = 100, sample_size = 1000)]
 fn remote_postcard_one_forward(bencher: Bencher<'_, '_>) {
     remote(bencher, Format::Postcard, &[2]);
 }
