@@ -1,0 +1,8 @@
+//! Integration tests of the migration crate (one binary; modules below).
+
+mod chain;
+mod driver;
+mod leases;
+mod no_loss;
+mod oslo;
+mod protocol;
