@@ -1,5 +1,6 @@
 //! Integration tests of the `spd` crate (one binary, see the crate's Cargo.toml).
 
+mod apsp;
 mod common;
 mod example;
 mod format;
