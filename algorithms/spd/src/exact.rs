@@ -14,6 +14,7 @@
 
 use std::cmp::Ordering;
 
+use crate::bound::mu_limit;
 use crate::error::{Result, SpdError};
 use crate::instance::Instance;
 use crate::matching::matching_for_root;
@@ -41,12 +42,13 @@ pub fn brute_force_min_variation_cs(
     mu: f64,
 ) -> Option<ExactVariation> {
     let m = inst.num_clients();
+    let limit = mu_limit(mu);
     let domain: Vec<Vec<(usize, f64)>> = (0..m)
         .map(|c| {
             servers
                 .iter()
                 .map(|&s| (s, inst.cs_key(c, s, root)))
-                .filter(|&(_, k)| 2.0 * k <= mu)
+                .filter(|&(_, k)| 2.0 * k <= limit)
                 .collect()
         })
         .collect();
@@ -110,13 +112,13 @@ pub fn brute_force_min_variation_p2p(
     struct Dfs<'a> {
         inst: &'a Instance,
         servers: &'a [usize],
-        mu: f64,
+        limit: f64,
         cur: Vec<usize>,
         best: Option<(f64, f64, Vec<usize>)>,
     }
     impl Dfs<'_> {
         fn go(&mut self, c: usize, lo: f64, hi: f64) {
-            if hi > self.mu {
+            if hi > self.limit {
                 return;
             }
             if let Some((bv, _, _)) = &self.best
@@ -143,7 +145,7 @@ pub fn brute_force_min_variation_p2p(
     let mut dfs = Dfs {
         inst,
         servers,
-        mu,
+        limit: mu_limit(mu),
         cur: vec![0; m],
         best: None,
     };
@@ -193,6 +195,7 @@ pub fn brute_force_min_servers_cs(inst: &Instance, mu: f64) -> Result<Option<Sol
     check_small(inst)?;
     let n = inst.num_servers();
     let m = inst.num_clients();
+    let limit = mu_limit(mu);
     let mut best: Option<(u64, usize)> = None; // (U, root)
     for r in 0..n {
         let path_mask: Vec<u64> = (0..n).map(|s| mask_of(&inst.path(s, r))).collect();
@@ -200,7 +203,7 @@ pub fn brute_force_min_servers_cs(inst: &Instance, mu: f64) -> Result<Option<Sol
             .map(|c| {
                 mask_of(
                     &(0..n)
-                        .filter(|&s| 2.0 * inst.cs_key(c, s, r) <= mu)
+                        .filter(|&s| 2.0 * inst.cs_key(c, s, r) <= limit)
                         .collect::<Vec<_>>(),
                 )
             })
@@ -269,15 +272,15 @@ pub fn brute_force_min_servers_p2p(inst: &Instance, mu: f64) -> Result<Option<So
             .then(cmp_lex(a.1, b.1))
     });
 
-    fn search(inst: &Instance, servers: &[usize], mu: f64, cur: &mut Vec<usize>) -> bool {
+    fn search(inst: &Instance, servers: &[usize], limit: f64, cur: &mut Vec<usize>) -> bool {
         let c = cur.len();
         if c == inst.num_clients() {
             return true;
         }
         for &s in servers {
-            if (0..c).all(|o| inst.pair_delay(o, cur[o], c, s) <= mu) {
+            if (0..c).all(|o| inst.pair_delay(o, cur[o], c, s) <= limit) {
                 cur.push(s);
-                if search(inst, servers, mu, cur) {
+                if search(inst, servers, limit, cur) {
                     return true;
                 }
                 cur.pop();
@@ -289,7 +292,7 @@ pub fn brute_force_min_servers_p2p(inst: &Instance, mu: f64) -> Result<Option<So
     for (_, k) in sets {
         let ks = members(k, n);
         let mut cur = Vec::with_capacity(m);
-        if search(inst, &ks, mu, &mut cur) {
+        if search(inst, &ks, mu_limit(mu), &mut cur) {
             let a = Assignment::p2p(inst, cur).expect("valid by construction");
             return Ok(Some(Solution::evaluate(inst, Model::P2p, a, mu)));
         }

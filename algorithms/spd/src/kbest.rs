@@ -39,6 +39,7 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use rayon::prelude::*;
 
+use crate::bound::mu_limit;
 use crate::error::{Result, SpdError, check_mu};
 use crate::instance::{Instance, P2pScratch};
 use crate::solution::{Assignment, Model, Solution};
@@ -84,7 +85,8 @@ fn better(new: Cand, cur: &mut Option<Cand>) {
 struct Search<'a> {
     inst: &'a Instance,
     model: Model,
-    mu: f64,
+    /// μ with the feasibility tolerance ([`mu_limit`])
+    limit: f64,
     k: usize,
     root: usize,
     others: Vec<usize>,
@@ -112,7 +114,7 @@ struct Search<'a> {
 
 impl Search<'_> {
     fn bound(&self) -> f64 {
-        self.mu
+        self.limit
             .min(f64::from_bits(self.global.load(AtomicOrdering::Relaxed)))
     }
 
@@ -333,7 +335,7 @@ fn k_best(inst: &Instance, mu: f64, k: usize, model: Model) -> Result<Solution> 
             let mut search = Search {
                 inst,
                 model,
-                mu,
+                limit: mu_limit(mu),
                 k,
                 root: r,
                 others,

@@ -58,6 +58,7 @@
 //! # Ok::<(), spd::SpdError>(())
 //! ```
 
+pub mod bound;
 pub mod error;
 pub mod exact;
 pub mod generator;
@@ -71,6 +72,7 @@ pub mod spdvr_cs;
 pub mod spdvr_p2p;
 pub mod zizo;
 
+pub use bound::{MU_REL_TOL, mu_limit, within_mu};
 pub use error::{Result, SpdError};
 pub use exact::{
     ExactVariation, brute_force_min_servers_cs, brute_force_min_servers_p2p,

@@ -31,6 +31,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::bound::mu_limit;
 use crate::instance::Instance;
 use crate::matching::{algorithm_matching, cs_to_p2p};
 use crate::solution::{Assignment, Model, Solution};
@@ -52,7 +53,8 @@ pub enum SpdcsRoot {
 pub fn spdcs_h_for_root(inst: &Instance, mu: f64, r: usize) -> Solution {
     let n = inst.num_servers();
     let m = inst.num_clients();
-    let fits = |c: usize, s: usize| 2.0 * inst.cs_key(c, s, r) <= mu;
+    let limit = mu_limit(mu);
+    let fits = |c: usize, s: usize| 2.0 * inst.cs_key(c, s, r) <= limit;
     let mut in_t = vec![false; n];
     in_t[r] = true;
     let mut contact: Vec<Option<usize>> = (0..m).map(|c| fits(c, r).then_some(r)).collect();

@@ -32,6 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bound::mu_limit;
 use crate::error::{Result, SpdError, check_mu};
 use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
@@ -132,7 +133,7 @@ pub fn chain_tuples(
             .then(a.cmp(&b))
     });
     order.dedup();
-    let half = mu / 2.0;
+    let limit = mu_limit(mu);
     let mut tuples = Vec::new();
     for &s in &order {
         for c in 0..inst.num_clients() {
@@ -140,7 +141,7 @@ pub fn chain_tuples(
                 ChainKey::TextFaithful => inst.cs_key(c, s, root),
                 ChainKey::PaperTable => inst.client_dist(c, s),
             };
-            if k <= half {
+            if 2.0 * k <= limit {
                 tuples.push(ChainTuple {
                     client: c,
                     server: s,

@@ -34,6 +34,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bound::mu_limit;
 use crate::error::{Result, SpdError, check_mu};
 use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
@@ -273,6 +274,7 @@ impl<'a> State<'a> {
         moves: &mut Vec<Move>,
     ) -> bool {
         let mut moved = false;
+        let limit = mu_limit(mu);
         let record = |st: &Self, from: usize, to: usize, moves: &mut Vec<Move>| {
             moves.push(Move {
                 phase,
@@ -291,7 +293,7 @@ impl<'a> State<'a> {
                     }
                     if let Some((dv, max)) = self.evaluate(c, s)
                         && dv < self.dv()
-                        && max <= mu
+                        && max <= limit
                     {
                         let from = self.contact[c];
                         self.apply(c, s);
@@ -309,7 +311,7 @@ impl<'a> State<'a> {
                     }
                     if let Some((dv, max)) = self.evaluate(c, s)
                         && dv < cur
-                        && max <= mu
+                        && max <= limit
                         && best.is_none_or(|(b, _)| dv < b)
                     {
                         best = Some((dv, s));

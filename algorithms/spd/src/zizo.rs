@@ -21,6 +21,7 @@
 //! The dynamic part of ZIZO (re-running on joins/leaves, zooming out violating clients) is not
 //! implemented: the experiments are static.
 
+use crate::bound::mu_limit;
 use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
 
@@ -66,7 +67,8 @@ pub fn zizo(inst: &Instance, mu: f64) -> Solution {
         let assignment = Assignment::p2p(inst, contact).expect("valid by construction");
         Solution::evaluate(inst, Model::P2p, assignment, mu)
     };
-    if inst.p2p_measures(&contact).delay > mu {
+    let limit = mu_limit(mu);
+    if inst.p2p_measures(&contact).delay > limit {
         return finish(contact);
     }
     loop {
@@ -99,7 +101,7 @@ pub fn zizo(inst: &Instance, mu: f64) -> Solution {
                     .map(|&x| if x == s { t } else { x })
                     .collect();
                 let d = inst.p2p_measures(&trial).delay;
-                if d > mu || inst.p2p_servers(&trial, &[]).len() > cur_servers {
+                if d > limit || inst.p2p_servers(&trial, &[]).len() > cur_servers {
                     continue;
                 }
                 if best.is_none_or(|(bd, _)| d < bd) {

@@ -6,3 +6,4 @@ mod example;
 mod format;
 mod props;
 mod random;
+mod tolerance;
