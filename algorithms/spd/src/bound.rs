@@ -29,3 +29,38 @@ pub fn mu_limit(mu: f64) -> f64 {
 pub fn within_mu(delay: f64, mu: f64) -> bool {
     delay <= mu_limit(mu)
 }
+
+/// Serde helpers for a delay bound in reports (`#[serde(with = "spd::bound::mu_serde")]`): a
+/// finite μ is a JSON number and **μ = +∞ (no bound) is the string `"inf"`**. serde_json would
+/// otherwise write ∞ as `null`, which reads as "missing". Deserialisation accepts a number or
+/// `"inf"`.
+pub mod mu_serde {
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes μ: a number, or `"inf"` for +∞.
+    pub fn serialize<S: Serializer>(mu: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if *mu == f64::INFINITY {
+            s.serialize_str("inf")
+        } else {
+            s.serialize_f64(*mu)
+        }
+    }
+
+    /// Reads μ: a number, or `"inf"` for +∞.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Num(f64),
+            Str(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Num(x) => Ok(x),
+            Raw::Str(s) if s == "inf" => Ok(f64::INFINITY),
+            Raw::Str(s) => Err(D::Error::custom(format!(
+                "a delay bound is a number or \"inf\", got {s:?}"
+            ))),
+        }
+    }
+}

@@ -11,6 +11,8 @@
 //!   servers, root, and relays on their shortest paths to the root; [`Instance::p2p_servers`]:
 //!   contact servers and relays on their pairwise shortest paths), subject to D ≤ μ. Enumerates
 //!   all 2^n contact-server sets, so n ≤ 20.
+//! - [`brute_force_min_delay_p2p`]: the minimum D_p2p over all assignments (no bound), i.e. the
+//!   smallest μ with an SPD-P2P solution (the P2P counterpart of Γ).
 
 use std::cmp::Ordering;
 
@@ -154,6 +156,85 @@ pub fn brute_force_min_variation_p2p(
         contact,
         delay,
         variation,
+    })
+}
+
+/// Minimum D_p2p over all assignments of clients to `servers` (no bound): the smallest μ for
+/// which an SPD-P2P solution exists there. Exhaustive over |servers|^m with pruning (a branch is
+/// cut when its largest pair delay already reaches the best found); clients take their servers in
+/// order of access latency, so the first leaf is the nearest-server assignment. Ties keep the
+/// first optimum found. Errors with [`SpdError::TooLarge`] when |servers|^m > 10⁹ and with
+/// [`SpdError::InvalidParameter`] when `servers` is empty or out of range.
+pub fn brute_force_min_delay_p2p(inst: &Instance, servers: &[usize]) -> Result<ExactVariation> {
+    let m = inst.num_clients();
+    if servers.is_empty() || servers.iter().any(|&s| s >= inst.num_servers()) {
+        return Err(SpdError::InvalidParameter(
+            "brute_force_min_delay_p2p needs a non-empty set of valid servers".into(),
+        ));
+    }
+    if (servers.len() as f64).powi(m as i32) > 1e9 {
+        return Err(SpdError::TooLarge(format!(
+            "exact minimum P2P delay enumerates {}^{m} assignments (> 1e9)",
+            servers.len()
+        )));
+    }
+    if m < 2 {
+        return Ok(ExactVariation {
+            contact: vec![servers[0]; m],
+            delay: 0.0,
+            variation: 0.0,
+        });
+    }
+    let order: Vec<Vec<usize>> = (0..m)
+        .map(|c| {
+            let mut v = servers.to_vec();
+            v.sort_by(|&a, &b| {
+                inst.client_dist(c, a)
+                    .total_cmp(&inst.client_dist(c, b))
+                    .then(a.cmp(&b))
+            });
+            v
+        })
+        .collect();
+    struct Dfs<'a> {
+        inst: &'a Instance,
+        order: &'a [Vec<usize>],
+        cur: Vec<usize>,
+        best: Option<(f64, Vec<usize>)>,
+    }
+    impl Dfs<'_> {
+        fn go(&mut self, c: usize, hi: f64) {
+            if self.best.as_ref().is_some_and(|(b, _)| hi >= *b) {
+                return;
+            }
+            if c == self.cur.len() {
+                self.best = Some((hi, self.cur.clone()));
+                return;
+            }
+            for i in 0..self.order[c].len() {
+                let s = self.order[c][i];
+                self.cur[c] = s;
+                let mut h = hi;
+                for o in 0..c {
+                    h = h.max(self.inst.pair_delay(o, self.cur[o], c, s));
+                }
+                self.go(c + 1, h);
+            }
+        }
+    }
+    let mut dfs = Dfs {
+        inst,
+        order: &order,
+        cur: vec![0; m],
+        best: None,
+    };
+    dfs.go(0, f64::NEG_INFINITY);
+    let (_, contact) = dfs.best.expect("at least one assignment");
+    let measures = inst.p2p_measures(&contact);
+    Ok(ExactVariation {
+        contact,
+        delay: measures.delay,
+        variation: measures.variation,
     })
 }
 

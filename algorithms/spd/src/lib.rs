@@ -65,6 +65,7 @@ pub mod generator;
 pub mod instance;
 pub mod kbest;
 pub mod matching;
+pub mod p2p_native;
 pub mod solution;
 pub mod solve;
 pub mod spdcs;
@@ -75,20 +76,21 @@ pub mod zizo;
 pub use bound::{MU_REL_TOL, mu_limit, within_mu};
 pub use error::{Result, SpdError};
 pub use exact::{
-    ExactVariation, brute_force_min_servers_cs, brute_force_min_servers_p2p,
-    brute_force_min_variation_cs, brute_force_min_variation_p2p,
+    ExactVariation, brute_force_min_delay_p2p, brute_force_min_servers_cs,
+    brute_force_min_servers_p2p, brute_force_min_variation_cs, brute_force_min_variation_p2p,
 };
 pub use instance::{Instance, InstanceSpec};
-pub use kbest::{k_best_cs, k_best_p2p, k_best_pairs};
+pub use kbest::{
+    K_BEST_LIMIT_CS, K_BEST_LIMIT_P2P, KBestConfig, k_best_cs, k_best_limited, k_best_p2p,
+    k_best_pairs,
+};
 pub use matching::{
     alg_m, alg_mp, algorithm_matching, cs_to_p2p, gamma, matching_for_root, matching_restricted,
 };
+pub use p2p_native::{P2pStart, alg_mp_with, p2p_consolidate, p2p_min_delay, spdp2p_native};
 pub use solution::{Assignment, ClientServer, Measures, Model, NamedAssignment, Solution};
-pub use solve::{
-    Algo, InitialSummary, K_BEST_LIMIT_CS, K_BEST_LIMIT_P2P, Report, SolveOptions, solve,
-    solve_with,
-};
-pub use spdcs::{SpdcsRoot, spdcs_h, spdcs_h_for_root, spdp2p_h};
+pub use solve::{Algo, InitialSummary, Report, SolveOptions, solve, solve_with};
+pub use spdcs::{SpdcsRoot, spdcs_h, spdcs_h_for_root, spdp2p_h, spdp2p_h_with};
 pub use spdvr_cs::{
     Chain, ChainKey, ChainTuple, SpdvrCs, algorithm_chains, chain_tuples, spdvr_cs,
     spdvr_cs_candidates, spdvr_cs_detailed,
@@ -96,4 +98,6 @@ pub use spdvr_cs::{
 pub use spdvr_p2p::{
     Move, PairDelay, ReassignRule, SpdvrP2p, sorted_pair_delays, spdvr_p2p, spdvr_p2p_detailed,
 };
-pub use zizo::{zizo, zizo_core};
+pub use zizo::{
+    ZizoConfig, ZizoCore, ZizoMoves, ZizoTargets, zizo, zizo_core, zizo_core_with, zizo_with,
+};

@@ -34,16 +34,21 @@ use serde::{Deserialize, Serialize};
 use crate::bound::mu_limit;
 use crate::instance::Instance;
 use crate::matching::{algorithm_matching, cs_to_p2p};
+use crate::p2p_native::{P2pStart, spdp2p_native};
 use crate::solution::{Assignment, Model, Solution};
 
-/// Which root(s) SPDCS-H starts from (the paper leaves it open; notes §2.2).
+/// Which root(s) SPDCS-H starts from. The paper: "It begins with a server r (as the root of the
+/// tree T)" — one root, not named. Serialised as `"all-roots"`, `"matching-root"`,
+/// `{"fixed": r}`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpdcsRoot {
-    /// Try every root, keep the feasible solution with the fewest servers (default).
+    /// Every root, keep the feasible solution with the fewest servers (default; our extension:
+    /// n greedy runs, never more servers than any single root).
     #[default]
     AllRoots,
-    /// Start from Algorithm Matching's root (the one achieving Γ).
+    /// The paper's single-root greedy, started at Algorithm Matching's root (the one achieving
+    /// Γ): the one root known to be feasible for every μ ≥ Γ.
     MatchingRoot,
     /// Start from this server.
     Fixed(usize),
@@ -168,8 +173,20 @@ pub fn spdcs_h(inst: &Instance, mu: f64, root: SpdcsRoot) -> Solution {
 
 /// SPDP2P-H (`spdp2p-h`, Table VII): run [`spdcs_h`], then add every server on the shortest path
 /// between any two contact servers. Valid because a pair's shortest-path delay is at most the sum
-/// of the two clients' delays to the root (Fig. 4), so D_p2p ≤ D_cs ≤ μ.
+/// of the two clients' delays to the root (Fig. 4), so D_p2p ≤ D_cs ≤ μ. Infeasible below Γ
+/// (see [`P2pStart`] and [`spdp2p_h_with`]).
 pub fn spdp2p_h(inst: &Instance, mu: f64, root: SpdcsRoot) -> Solution {
     let cs = spdcs_h(inst, mu, root);
     cs_to_p2p(inst, &cs, mu)
+}
+
+/// SPDP2P-H under a [`P2pStart`]: [`spdp2p_h`]; with [`P2pStart::P2pFallback`], when that misses
+/// μ, [`spdp2p_native`]'s solution if it meets μ.
+pub fn spdp2p_h_with(inst: &Instance, mu: f64, root: SpdcsRoot, start: P2pStart) -> Solution {
+    let tree = spdp2p_h(inst, mu, root);
+    if tree.feasible || start == P2pStart::CsTree {
+        return tree;
+    }
+    let native = spdp2p_native(inst, mu);
+    if native.feasible { native } else { tree }
 }

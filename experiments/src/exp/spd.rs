@@ -42,7 +42,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Deserialize;
 use spd::{
-    ChainKey, Instance, ReassignRule, Solution, SpdError, SpdcsRoot, alg_m, alg_mp,
+    ChainKey, Instance, ReassignRule, Solution, SpdcsRoot, alg_m, alg_mp,
     brute_force_min_servers_cs, brute_force_min_servers_p2p, brute_force_min_variation_cs,
     brute_force_min_variation_p2p, k_best_cs, k_best_p2p, k_best_pairs, spdcs_h, spdp2p_h,
     spdvr_cs, spdvr_cs_candidates, spdvr_p2p, zizo,
@@ -386,8 +386,8 @@ fn push_result(
     }
 }
 
-/// Runs k-best if allowed: `Err("skipped")` when over the limits, `Err("no-feasible-subset")`
-/// when no k-subset meets μ.
+/// Runs k-best if allowed: `Err("skipped")` when over the limits. When no k-subset meets μ the
+/// solution comes back with `feasible = false` (status `ok`), like every other algorithm.
 fn run_k_best(
     inst: &Instance,
     mu: f64,
@@ -407,10 +407,7 @@ fn run_k_best(
             k_best_p2p(inst, mu, k)
         }
     });
-    let r = r.map_err(|e| match e {
-        SpdError::NoFeasibleSubset { .. } => "no-feasible-subset".to_string(),
-        other => format!("error: {other}"),
-    });
+    let r = r.map_err(|e| format!("error: {e}"));
     (r, Some(us))
 }
 

@@ -2,8 +2,8 @@
 
 use spd::generator::{from_points, paper_preprocess, random_instance_seeded};
 use spd::{
-    Algo, Assignment, ClientServer, Instance, InstanceSpec, NamedAssignment, Report, SolveOptions,
-    SpdError, gamma, solve, solve_with,
+    Algo, Assignment, ClientServer, Instance, InstanceSpec, K_BEST_LIMIT_CS, K_BEST_LIMIT_P2P,
+    KBestConfig, Model, NamedAssignment, Report, SolveOptions, SpdError, gamma, solve, solve_with,
 };
 
 use crate::common::*;
@@ -248,7 +248,10 @@ fn mu_and_algo_errors() {
     );
     // k out of range
     let opts = SolveOptions {
-        k: Some(9),
+        k_best: KBestConfig {
+            k: Some(9),
+            max_pairs: None,
+        },
         ..SolveOptions::default()
     };
     assert!(matches!(
@@ -260,31 +263,89 @@ fn mu_and_algo_errors() {
     assert_eq!(spd::k_best_pairs(5, 2), 20);
     assert_eq!(spd::k_best_pairs(3, 4), 0);
     let opts = SolveOptions {
-        k: Some(2),
-        k_best_limit: Some(19),
+        k_best: KBestConfig {
+            k: Some(2),
+            max_pairs: Some(19),
+        },
         ..SolveOptions::default()
     };
     assert!(matches!(
         solve_with(&inst, Algo::KBestP2p, 139.0, &opts),
         Err(SpdError::TooLarge(_))
     ));
+    assert!(matches!(
+        spd::k_best_limited(&inst, 139.0, Model::P2p, 2, 19),
+        Err(SpdError::TooLarge(_))
+    ));
     let opts = SolveOptions {
-        k_best_limit: Some(20),
+        k_best: KBestConfig {
+            k: Some(2),
+            max_pairs: Some(20),
+        },
         ..opts
     };
     assert_eq!(
         solve_with(&inst, Algo::KBestP2p, 139.0, &opts).unwrap().k,
         Some(2)
     );
-    // no feasible 1-subset below Γ
+    // defaults
+    assert_eq!(
+        KBestConfig::default().max_pairs_for(Model::Cs),
+        K_BEST_LIMIT_CS
+    );
+    assert_eq!(
+        KBestConfig::default().max_pairs_for(Model::P2p),
+        K_BEST_LIMIT_P2P
+    );
+}
+
+#[test]
+fn k_best_reports_infeasible_instead_of_failing() {
+    // no 1-subset meets μ = 90 < Γ = 98: the best single server is C (2·max(39, 43, 32, 60, 56)
+    // = 120), reported with feasible = false like every other algorithm
+    let inst = example();
     let opts = SolveOptions {
-        k: Some(1),
+        k_best: KBestConfig {
+            k: Some(1),
+            max_pairs: None,
+        },
         ..SolveOptions::default()
     };
-    assert!(matches!(
-        solve_with(&inst, Algo::KBestCs, 90.0, &opts),
-        Err(SpdError::NoFeasibleSubset { k: 1, .. })
-    ));
+    let r = solve_with(&inst, Algo::KBestCs, 90.0, &opts).unwrap();
+    assert!(!r.feasible);
+    assert_eq!(
+        (r.delay, r.root.as_deref(), r.k),
+        (120.0, Some("C"), Some(1))
+    );
+    assert_eq!(r.servers_used, vec!["C"]);
+    let json = r.to_json();
+    assert!(json.contains("\"feasible\": false"), "{json}");
+    let r = solve_with(&inst, Algo::KBestP2p, 50.0, &opts).unwrap();
+    assert!(!r.feasible && r.delay > 50.0);
+    // the same run with a feasible bound
+    let r = solve_with(&inst, Algo::KBestCs, 120.0, &opts).unwrap();
+    assert!(r.feasible);
+}
+
+#[test]
+fn infinite_mu_is_written_as_inf() {
+    let inst = example();
+    let r = solve(&inst, Algo::SpdcsH, f64::INFINITY).unwrap();
+    assert!(r.feasible);
+    assert_eq!(r.num_servers, 1);
+    let json = r.to_json();
+    assert!(json.contains("\"mu\": \"inf\""), "{json}");
+    assert!(!json.contains("null"), "{json}");
+    let back: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.mu, f64::INFINITY);
+    assert_eq!(back, r);
+    // finite μ stays a number; other strings are rejected
+    let r = solve(&inst, Algo::SpdcsH, 139.0).unwrap();
+    assert!(r.to_json().contains("\"mu\": 139.0"));
+    let bad = r.to_json().replace("\"mu\": 139.0", "\"mu\": \"lots\"");
+    assert!(serde_json::from_str::<Report>(&bad).is_err());
+    let int = r.to_json().replace("\"mu\": 139.0", "\"mu\": 139");
+    assert_eq!(serde_json::from_str::<Report>(&int).unwrap().mu, 139.0);
 }
 
 #[test]
