@@ -59,6 +59,7 @@
 //! ```
 
 pub mod bound;
+pub mod diagnostics;
 pub mod error;
 pub mod exact;
 pub mod generator;
@@ -74,6 +75,7 @@ pub mod spdvr_p2p;
 pub mod zizo;
 
 pub use bound::{MU_REL_TOL, mu_limit, within_mu};
+pub use diagnostics::{P2pMisses, SpdcsVsMatching, p2p_misses, spdcs_vs_matching};
 pub use error::{Result, SpdError};
 pub use exact::{
     ExactVariation, brute_force_min_delay_p2p, brute_force_min_servers_cs,

@@ -1,7 +1,24 @@
 //! Shared fixtures: the worked example, independent measure computations, and the naive
 //! rebuild-and-sort SPDVR-P2P used as the reference for the incremental one.
 
-use spd::{Assignment, Instance, ReassignRule};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use spd::generator::random_instance;
+use spd::{Assignment, Instance, ReassignRule, gamma};
+
+/// Number of seeded random cases of the brute-force comparisons.
+pub const CASES: u64 = 200;
+
+/// Random case `seed` (4–6 servers, 5–8 clients) and a delay bound μ = f·Γ with f ∈ [1.0, 1.5].
+pub fn case(seed: u64) -> (Instance, f64) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5bd0_0000 + seed);
+    let n = rng.random_range(4..=6usize);
+    let m = rng.random_range(5..=8usize);
+    let inst = random_instance(&mut rng, n, m);
+    let f = 1.0 + 0.5 * rng.random::<f64>();
+    let mu = f * gamma(&inst);
+    (inst, mu)
+}
 
 /// Server indices of the worked example (Fig. 1).
 pub const SA: usize = 0;

@@ -3,7 +3,6 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use spd::generator::random_instance;
 use spd::{
     Assignment, ChainKey, Instance, Model, ReassignRule, Solution, SpdcsRoot, alg_m, alg_mp,
     brute_force_min_servers_cs, brute_force_min_servers_p2p, brute_force_min_variation_cs, gamma,
@@ -11,21 +10,9 @@ use spd::{
     spdvr_p2p, spdvr_p2p_detailed, within_mu, zizo,
 };
 
-use crate::common::{naive_cs, naive_p2p, naive_spdvr_p2p};
+use crate::common::{CASES, case, naive_cs, naive_p2p, naive_spdvr_p2p};
 
-const CASES: u64 = 200;
 const EPS: f64 = 1e-9;
-
-/// Instance `seed` and a delay bound μ = f·Γ with f ∈ [1.0, 1.5].
-fn case(seed: u64) -> (Instance, f64) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5bd0_0000 + seed);
-    let n = rng.random_range(4..=6usize);
-    let m = rng.random_range(5..=8usize);
-    let inst = random_instance(&mut rng, n, m);
-    let f = 1.0 + 0.5 * rng.random::<f64>();
-    let mu = f * gamma(&inst);
-    (inst, mu)
-}
 
 /// Every heuristic with its name.
 fn all_heuristics(inst: &Instance, mu: f64) -> Vec<(&'static str, Solution)> {
