@@ -72,6 +72,7 @@ pub mod solve;
 pub mod spdcs;
 pub mod spdvr_cs;
 pub mod spdvr_p2p;
+pub mod worked_example;
 pub mod zizo;
 
 pub use bound::{MU_REL_TOL, mu_limit, within_mu};

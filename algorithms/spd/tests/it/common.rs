@@ -33,36 +33,9 @@ pub const CC: usize = 2;
 pub const CD: usize = 3;
 pub const CE: usize = 4;
 
-/// Table I (with the client-d header typo fixed, notes §7.1).
-pub const TABLE_I: [[f64; 5]; 5] = [
-    [41.0, 55.0, 39.0, 70.0, 65.0],
-    [52.0, 32.0, 43.0, 25.0, 48.0],
-    [51.0, 37.0, 32.0, 72.0, 48.0],
-    [52.0, 64.0, 60.0, 39.0, 48.0],
-    [68.0, 37.0, 56.0, 55.0, 63.0],
-];
-
-/// The worked example of Fig. 1 / Table I. The direct links A–B 9, B–C 8, C–D 10, B–D 12 are the
-/// ones derived in notes §7.2 (A–C 17 and A–D 21 are then 2-hop paths). E's links cannot be
-/// recovered from the paper; E is modelled as present but far away: a single link E–A of
-/// 1000 ms, so E is never useful as a contact server or root (it is never used in the examples).
+/// The worked example of Fig. 1 / Table I (E modelled far away; see `spd::worked_example`).
 pub fn example() -> Instance {
-    let x = None;
-    let links = vec![
-        vec![x, Some(9.0), x, x, Some(1000.0)],
-        vec![Some(9.0), x, Some(8.0), Some(12.0), x],
-        vec![x, Some(8.0), x, Some(10.0), x],
-        vec![x, Some(12.0), Some(10.0), x, x],
-        vec![Some(1000.0), x, x, x, x],
-    ];
-    let clients = TABLE_I.iter().map(|r| r.to_vec()).collect();
-    Instance::new(links, clients)
-        .unwrap()
-        .with_names(
-            ["A", "B", "C", "D", "E"].map(String::from).to_vec(),
-            ["a", "b", "c", "d", "e"].map(String::from).to_vec(),
-        )
-        .unwrap()
+    spd::worked_example::instance()
 }
 
 /// Floyd–Warshall on the raw link matrix, written independently of the crate.

@@ -9,4 +9,5 @@ mod props;
 mod random;
 mod spdcs_claim;
 mod tolerance;
+mod worked_data;
 mod zizo;
