@@ -1,5 +1,5 @@
 //! Instance construction for experiments: from plane coordinates + a link list, the paper's
-//! preprocessing (§IV: server links × 0.7, then rescale so that Γ = 500 ms; notes §2.1), and a
+//! preprocessing (§IV: server links × 0.7, then rescale so that Γ = 500 ms), and a
 //! small random generator for tests and benchmarks.
 //!
 //! The paper does not name its network generator; experiments feed Waxman graphs built elsewhere

@@ -1,4 +1,4 @@
-//! The `k-best` baseline of Tables VI/VII (§IV-C; notes §2.4): exhaustive search over all
+//! The `k-best` baseline of Tables VI/VII (§IV-C): exhaustive search over all
 //! k-subsets S_k of servers ("all subnetworks of size k"), k taken from SPDCS-H (CS) or
 //! SPDP2P-H (P2P).
 //!
@@ -12,8 +12,8 @@
 //! to S_k, see [`matching_restricted`](crate::matching_restricted)):
 //! - CS: the (subset, root) is scored by (D_cs, V_cs);
 //! - P2P: the same Matching assignment is scored by (D_p2p, V_p2p), and is admissible only if the
-//!   shortest paths between its contact servers also stay inside S_k. **Deviation:** the notes
-//!   suggest running SPDP2P-H restricted to S_k; that greedy minimises the number of servers
+//!   shortest paths between its contact servers also stay inside S_k. **Deviation:** Table VII
+//!   pairs k-best with SPDP2P-H, i.e. running SPDP2P-H restricted to S_k; that greedy minimises the number of servers
 //!   inside S_k, not the delay k-best ranks by, so Matching's per-root assignment (which always
 //!   satisfies D_p2p ≤ D_cs, Fig. 4) is used instead.
 //!

@@ -13,8 +13,8 @@
 //! an assignment built for the P2P model itself:
 //! - [`p2p_min_delay`]: an assignment with small D_p2p, the best of nearest-server and every
 //!   root's Matching assignment, then improved by moving one client of the largest pair while
-//!   D_p2p strictly falls (a local search: the exact minimum is [`brute_force_min_delay_p2p`]
-//!   (crate::brute_force_min_delay_p2p));
+//!   D_p2p strictly falls (a local search: the exact minimum is
+//!   [`brute_force_min_delay_p2p`](crate::brute_force_min_delay_p2p));
 //! - [`p2p_consolidate`]: fewer servers, by emptying one contact server at a time into the other
 //!   servers already used while D_p2p ≤ μ and the number of servers used falls.
 //!

@@ -227,7 +227,7 @@ pub struct Solution {
     pub delay: f64,
     /// V_cs or V_p2p (ms).
     pub delay_variation: f64,
-    /// `delay ≤ μ` up to the tolerance ([`within_mu`](crate::within_mu)).
+    /// `delay ≤ μ` up to the tolerance ([`within_mu`]).
     pub feasible: bool,
     /// CS measures (present whenever the assignment has a root).
     pub cs: Option<Measures>,

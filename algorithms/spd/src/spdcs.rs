@@ -1,6 +1,6 @@
-//! SPDCS-H and SPDP2P-H (the SPD paper §III-A; notes §2.2, §2.3).
+//! SPDCS-H and SPDP2P-H (the SPD paper §III-A).
 //!
-//! # SPDCS-H as implemented (assumptions flagged in notes §2.2)
+//! # SPDCS-H as implemented (our assumptions flagged)
 //!
 //! For a root r, with "client c fits server s" meaning 2·(d(c,s) + d(s,r)) ≤ μ:
 //! 1. T = {r}; every client that fits a server of T is assigned to its best such server
@@ -14,7 +14,7 @@
 //! its parent in the shortest-path tree of r. T is therefore always a subtree of that tree, every
 //! contact server reaches r over a shortest path, and d_T(s, r) = d(s, r): the measures are exact
 //! and consistent with [`Instance::cs_servers`]. (Attaching through an arbitrary tree edge, the
-//! notes' d_T = min_t w(s,t) + d_T(t,r), would make the in-tree delay differ from the paper's
+//! alternative d_T = min_t w(s,t) + d_T(t,r), would make the in-tree delay differ from the paper's
 //! D_cs formula.)
 //!
 //! **Assumption — stalls.** If no neighbour can absorb a client, the neighbour whose subtree (in

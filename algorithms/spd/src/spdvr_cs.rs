@@ -1,5 +1,5 @@
 //! SPDVR-CS (the SPD paper §III-B, Algorithm 1, "SPDVRCS-H") with Algorithm Chains (Banik,
-//! Radhakrishnan, Sekharan 2007; notes §2.6) as a two-pointer minimum covering window.
+//! Radhakrishnan, Sekharan 2007) as a two-pointer minimum covering window.
 //!
 //! Given an assignment with root r and server set S′, every (client c, server s ∈ S′) pair is a
 //! tuple with a key; tuples whose key exceeds μ/2 are dropped, the rest are sorted, and a *chain*
@@ -17,7 +17,7 @@
 //!   for dv). Here the window is an exact minimiser: among all assignments to the allowed
 //!   servers with D_cs ≤ μ it attains the minimum V_cs = 2·(key(t) − key(h)).
 //! - [`ChainKey::PaperTable`]: key = raw d(c,s), filter d(c,s) ≤ μ/2. This is what the printed
-//!   Tables II/III of the worked example actually use (notes §7.3 item 6); its chosen assignment
+//!   Tables II/III of the worked example actually use ([`worked_example`](crate::worked_example)); its chosen assignment
 //!   can violate μ once the server-to-root term is added back (146 > 139 in the example), in which
 //!   case the returned solution says `feasible = false`.
 //!

@@ -1,10 +1,10 @@
-//! SPDVR-P2P (the SPD paper §III-C, Algorithm 2 "SPDVRP2P-H" with Procedure Reassign; notes §2.7).
+//! SPDVR-P2P (the SPD paper §III-C, Algorithm 2 "SPDVRP2P-H" with Procedure Reassign).
 //!
 //! L is the list of all client pairs sorted by pair delay (Procedure ConstructL; Table IV), and
 //! dv(L) = last − first = V_p2p.
 //! - Phase 1 (raise the minimum): with (c_i, c_j) the first pair of L, run Reassign(c_i); if it
 //!   reassigned nothing, run Reassign(c_j); repeat until neither moves. (Printed lines 8–9 call
-//!   Reassign(c_i) again inside a loop over S: an erratum for c_j, notes §2.7.)
+//!   Reassign(c_i) again inside a loop over S: an erratum for c_j.)
 //! - Phase 2 (lower the maximum): the same on the last pair of L.
 //! - Reassign(c): for each s_k ∈ S′ in index order, tentatively move c to s_k; accept when
 //!   dv(L′) < dv(L) and max(L′) ≤ μ; a later s_k is compared against the updated L, so it can

@@ -395,3 +395,78 @@ fn generator_and_paper_preprocessing() {
         assert!((pre.client_dist(3, 4) - raw.client_dist(3, 4) * scale).abs() < 1e-9);
     }
 }
+
+#[test]
+fn scenario_names_are_serde_names() {
+    use spd::{ChainKey, P2pStart, ReassignRule, SpdcsRoot, ZizoCore, ZizoMoves, ZizoTargets};
+    // the serde name of every algorithm is its command-line / paper name
+    for algo in Algo::ALL {
+        let json = serde_json::to_string(&algo).unwrap();
+        assert_eq!(json, format!("\"{}\"", algo.name()));
+        assert_eq!(serde_json::from_str::<Algo>(&json).unwrap(), algo);
+    }
+    fn names<T: serde::Serialize>(xs: &[T]) -> Vec<String> {
+        xs.iter()
+            .map(|x| serde_json::to_string(x).unwrap())
+            .collect()
+    }
+    assert_eq!(
+        names(&[
+            SpdcsRoot::AllRoots,
+            SpdcsRoot::MatchingRoot,
+            SpdcsRoot::Fixed(3)
+        ]),
+        ["\"all-roots\"", "\"matching-root\"", "{\"fixed\":3}"]
+    );
+    assert_eq!(
+        names(&[ChainKey::TextFaithful, ChainKey::PaperTable]),
+        ["\"text-faithful\"", "\"paper-table\""]
+    );
+    assert_eq!(
+        names(&[ReassignRule::Sequential, ReassignRule::BestImprovement]),
+        ["\"sequential\"", "\"best-improvement\""]
+    );
+    assert_eq!(
+        names(&[P2pStart::CsTree, P2pStart::P2pFallback]),
+        ["\"cs-tree\"", "\"p2p-fallback\""]
+    );
+    assert_eq!(
+        names(&[ZizoCore::ViaServers, ZizoCore::Direct]),
+        ["\"via-servers\"", "\"direct\""]
+    );
+    assert_eq!(
+        names(&[
+            ZizoTargets::HopOrUsed,
+            ZizoTargets::NextHop,
+            ZizoTargets::Used
+        ]),
+        ["\"hop-or-used\"", "\"next-hop\"", "\"used\""]
+    );
+    assert_eq!(
+        names(&[ZizoMoves::WholeServer, ZizoMoves::PerClient]),
+        ["\"whole-server\"", "\"per-client\""]
+    );
+    // SolveOptions: every field optional, unknown fields rejected, round trip
+    let opts: SolveOptions = serde_json::from_str(
+        r#"{"spdcs_root": "matching-root", "p2p_start": "p2p-fallback",
+            "k_best": {"k": 3, "max_pairs": 1000}}"#,
+    )
+    .unwrap();
+    assert_eq!(opts.spdcs_root, SpdcsRoot::MatchingRoot);
+    assert_eq!(opts.p2p_start, P2pStart::P2pFallback);
+    assert_eq!(
+        opts.k_best,
+        KBestConfig {
+            k: Some(3),
+            max_pairs: Some(1000)
+        }
+    );
+    assert_eq!(opts.chain_key, ChainKey::TextFaithful);
+    let back: SolveOptions = serde_json::from_str(&serde_json::to_string(&opts).unwrap()).unwrap();
+    assert_eq!(back, opts);
+    assert_eq!(
+        serde_json::from_str::<SolveOptions>("{}").unwrap(),
+        SolveOptions::default()
+    );
+    assert!(serde_json::from_str::<SolveOptions>(r#"{"k": 3}"#).is_err());
+}

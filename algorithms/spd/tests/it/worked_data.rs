@@ -29,7 +29,7 @@ fn figures_2_and_3() {
         let r = get(fig, q);
         assert_eq!((r.ours, r.printed), (v, v), "{fig} {q}");
     }
-    // every printed number matches; the notes flag the text's wrong names
+    // every printed number matches; the `note`s flag the text's wrong names
     assert!(rows.iter().all(|r| r.ours == r.printed));
     assert!(
         get("Fig. 3", "smallest round trip (root D)")
