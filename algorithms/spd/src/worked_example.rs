@@ -421,15 +421,28 @@ pub fn table_iv() -> Vec<PairRow> {
         .collect()
 }
 
-/// One row of Table V: client b moved to another server, the others as in Fig. 3.
+/// One row of Table V: client b moved to another server, the others as in Fig. 3. Flat fields,
+/// so the row writes to CSV as it is.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MoveRow {
     /// b's new server.
     pub server: &'static str,
-    /// Pair delays (a,b), (b,c), (b,d), (b,e) after the move.
-    pub pairs: [f64; 4],
-    /// The printed pair delays.
-    pub printed_pairs: [f64; 4],
+    /// Pair delay (a, b) after the move.
+    pub ab: f64,
+    /// Pair delay (b, c) after the move.
+    pub bc: f64,
+    /// Pair delay (b, d) after the move.
+    pub bd: f64,
+    /// Pair delay (b, e) after the move.
+    pub be: f64,
+    /// Printed (a, b).
+    pub printed_ab: f64,
+    /// Printed (b, c).
+    pub printed_bc: f64,
+    /// Printed (b, d).
+    pub printed_bd: f64,
+    /// Printed (b, e).
+    pub printed_be: f64,
     /// V_p2p after the move (not printed).
     pub variation: f64,
     /// D_p2p after the move (not printed).
@@ -461,10 +474,18 @@ pub fn table_v() -> Vec<MoveRow> {
             if s == C {
                 note += "; the smallest V, as the text says";
             }
+            let [ab, bc, bd, be] = pairs;
+            let [printed_ab, printed_bc, printed_bd, printed_be] = printed_pairs;
             MoveRow {
                 server: NAMES[s],
-                pairs,
-                printed_pairs,
+                ab,
+                bc,
+                bd,
+                be,
+                printed_ab,
+                printed_bc,
+                printed_bd,
+                printed_be,
                 variation: m.variation,
                 delay: m.delay,
                 note,

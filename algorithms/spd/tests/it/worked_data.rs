@@ -137,8 +137,10 @@ fn tables_iv_and_v() {
     assert_eq!((iv[9].a, iv[9].b, iv[9].delay), ("a", "e", 114.0));
 
     let v = table_v();
-    let got: Vec<(&str, [f64; 4], f64)> =
-        v.iter().map(|r| (r.server, r.pairs, r.variation)).collect();
+    let got: Vec<(&str, [f64; 4], f64)> = v
+        .iter()
+        .map(|r| (r.server, [r.ab, r.bc, r.bd, r.be], r.variation))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -147,7 +149,32 @@ fn tables_iv_and_v() {
             ("C", [101.0, 88.0, 92.0, 99.0], 27.0),
         ]
     );
-    assert!(v.iter().all(|r| r.pairs == r.printed_pairs));
+    assert!(
+        v.iter().all(|r| [r.ab, r.bc, r.bd, r.be]
+            == [r.printed_ab, r.printed_bc, r.printed_bd, r.printed_be])
+    );
+    // every row type is flat (CSV-ready): no JSON arrays or objects inside a row
+    let (t, c, ch) = tables_ii_iii();
+    for json in [
+        serde_json::to_string(&v).unwrap(),
+        serde_json::to_string(&t).unwrap(),
+        serde_json::to_string(&c).unwrap(),
+        serde_json::to_string(&ch).unwrap(),
+        serde_json::to_string(&iv).unwrap(),
+        serde_json::to_string(&figures_2_3()).unwrap(),
+        serde_json::to_string(&spdvr_p2p_trace(ReassignRule::Sequential)).unwrap(),
+        serde_json::to_string(&spdvr_p2p_final()).unwrap(),
+    ] {
+        let rows: Vec<serde_json::Map<String, serde_json::Value>> =
+            serde_json::from_str(&json).unwrap();
+        assert!(!rows.is_empty());
+        for row in rows {
+            assert!(
+                row.values().all(|v| !v.is_array() && !v.is_object()),
+                "{row:?}"
+            );
+        }
+    }
 }
 
 #[test]
