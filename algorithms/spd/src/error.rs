@@ -131,14 +131,6 @@ pub enum SpdError {
     /// A parameter is out of range (e.g. k = 0 or k > n for k-best).
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
-    /// No k-subset of servers admits a solution meeting μ (k-best).
-    #[error("no {k}-subset of servers admits a solution with delay <= {mu}")]
-    NoFeasibleSubset {
-        /// Subset size.
-        k: usize,
-        /// Delay bound.
-        mu: f64,
-    },
     /// An exact (exponential) baseline was asked for an instance that is too large.
     #[error("instance too large for the exact baseline: {0}")]
     TooLarge(String),

@@ -11,9 +11,12 @@
 //!   servers, root, and relays on their shortest paths to the root; [`Instance::p2p_servers`]:
 //!   contact servers and relays on their pairwise shortest paths), subject to D ≤ μ. Enumerates
 //!   all 2^n contact-server sets, so n ≤ 20.
+//! - [`brute_force_min_delay_p2p`]: the minimum D_p2p over all assignments (no bound), i.e. the
+//!   smallest μ with an SPD-P2P solution (the P2P counterpart of Γ).
 
 use std::cmp::Ordering;
 
+use crate::bound::mu_limit;
 use crate::error::{Result, SpdError};
 use crate::instance::Instance;
 use crate::matching::matching_for_root;
@@ -41,12 +44,13 @@ pub fn brute_force_min_variation_cs(
     mu: f64,
 ) -> Option<ExactVariation> {
     let m = inst.num_clients();
+    let limit = mu_limit(mu);
     let domain: Vec<Vec<(usize, f64)>> = (0..m)
         .map(|c| {
             servers
                 .iter()
                 .map(|&s| (s, inst.cs_key(c, s, root)))
-                .filter(|&(_, k)| 2.0 * k <= mu)
+                .filter(|&(_, k)| 2.0 * k <= limit)
                 .collect()
         })
         .collect();
@@ -110,13 +114,13 @@ pub fn brute_force_min_variation_p2p(
     struct Dfs<'a> {
         inst: &'a Instance,
         servers: &'a [usize],
-        mu: f64,
+        limit: f64,
         cur: Vec<usize>,
         best: Option<(f64, f64, Vec<usize>)>,
     }
     impl Dfs<'_> {
         fn go(&mut self, c: usize, lo: f64, hi: f64) {
-            if hi > self.mu {
+            if hi > self.limit {
                 return;
             }
             if let Some((bv, _, _)) = &self.best
@@ -143,7 +147,7 @@ pub fn brute_force_min_variation_p2p(
     let mut dfs = Dfs {
         inst,
         servers,
-        mu,
+        limit: mu_limit(mu),
         cur: vec![0; m],
         best: None,
     };
@@ -152,6 +156,85 @@ pub fn brute_force_min_variation_p2p(
         contact,
         delay,
         variation,
+    })
+}
+
+/// Minimum D_p2p over all assignments of clients to `servers` (no bound): the smallest μ for
+/// which an SPD-P2P solution exists there. Exhaustive over |servers|^m with pruning (a branch is
+/// cut when its largest pair delay already reaches the best found); clients take their servers in
+/// order of access latency, so the first leaf is the nearest-server assignment. Ties keep the
+/// first optimum found. Errors with [`SpdError::TooLarge`] when |servers|^m > 10⁹ and with
+/// [`SpdError::InvalidParameter`] when `servers` is empty or out of range.
+pub fn brute_force_min_delay_p2p(inst: &Instance, servers: &[usize]) -> Result<ExactVariation> {
+    let m = inst.num_clients();
+    if servers.is_empty() || servers.iter().any(|&s| s >= inst.num_servers()) {
+        return Err(SpdError::InvalidParameter(
+            "brute_force_min_delay_p2p needs a non-empty set of valid servers".into(),
+        ));
+    }
+    if (servers.len() as f64).powi(m as i32) > 1e9 {
+        return Err(SpdError::TooLarge(format!(
+            "exact minimum P2P delay enumerates {}^{m} assignments (> 1e9)",
+            servers.len()
+        )));
+    }
+    if m < 2 {
+        return Ok(ExactVariation {
+            contact: vec![servers[0]; m],
+            delay: 0.0,
+            variation: 0.0,
+        });
+    }
+    let order: Vec<Vec<usize>> = (0..m)
+        .map(|c| {
+            let mut v = servers.to_vec();
+            v.sort_by(|&a, &b| {
+                inst.client_dist(c, a)
+                    .total_cmp(&inst.client_dist(c, b))
+                    .then(a.cmp(&b))
+            });
+            v
+        })
+        .collect();
+    struct Dfs<'a> {
+        inst: &'a Instance,
+        order: &'a [Vec<usize>],
+        cur: Vec<usize>,
+        best: Option<(f64, Vec<usize>)>,
+    }
+    impl Dfs<'_> {
+        fn go(&mut self, c: usize, hi: f64) {
+            if self.best.as_ref().is_some_and(|(b, _)| hi >= *b) {
+                return;
+            }
+            if c == self.cur.len() {
+                self.best = Some((hi, self.cur.clone()));
+                return;
+            }
+            for i in 0..self.order[c].len() {
+                let s = self.order[c][i];
+                self.cur[c] = s;
+                let mut h = hi;
+                for o in 0..c {
+                    h = h.max(self.inst.pair_delay(o, self.cur[o], c, s));
+                }
+                self.go(c + 1, h);
+            }
+        }
+    }
+    let mut dfs = Dfs {
+        inst,
+        order: &order,
+        cur: vec![0; m],
+        best: None,
+    };
+    dfs.go(0, f64::NEG_INFINITY);
+    let (_, contact) = dfs.best.expect("at least one assignment");
+    let measures = inst.p2p_measures(&contact);
+    Ok(ExactVariation {
+        contact,
+        delay: measures.delay,
+        variation: measures.variation,
     })
 }
 
@@ -193,6 +276,7 @@ pub fn brute_force_min_servers_cs(inst: &Instance, mu: f64) -> Result<Option<Sol
     check_small(inst)?;
     let n = inst.num_servers();
     let m = inst.num_clients();
+    let limit = mu_limit(mu);
     let mut best: Option<(u64, usize)> = None; // (U, root)
     for r in 0..n {
         let path_mask: Vec<u64> = (0..n).map(|s| mask_of(&inst.path(s, r))).collect();
@@ -200,7 +284,7 @@ pub fn brute_force_min_servers_cs(inst: &Instance, mu: f64) -> Result<Option<Sol
             .map(|c| {
                 mask_of(
                     &(0..n)
-                        .filter(|&s| 2.0 * inst.cs_key(c, s, r) <= mu)
+                        .filter(|&s| 2.0 * inst.cs_key(c, s, r) <= limit)
                         .collect::<Vec<_>>(),
                 )
             })
@@ -269,15 +353,15 @@ pub fn brute_force_min_servers_p2p(inst: &Instance, mu: f64) -> Result<Option<So
             .then(cmp_lex(a.1, b.1))
     });
 
-    fn search(inst: &Instance, servers: &[usize], mu: f64, cur: &mut Vec<usize>) -> bool {
+    fn search(inst: &Instance, servers: &[usize], limit: f64, cur: &mut Vec<usize>) -> bool {
         let c = cur.len();
         if c == inst.num_clients() {
             return true;
         }
         for &s in servers {
-            if (0..c).all(|o| inst.pair_delay(o, cur[o], c, s) <= mu) {
+            if (0..c).all(|o| inst.pair_delay(o, cur[o], c, s) <= limit) {
                 cur.push(s);
-                if search(inst, servers, mu, cur) {
+                if search(inst, servers, limit, cur) {
                     return true;
                 }
                 cur.pop();
@@ -289,7 +373,7 @@ pub fn brute_force_min_servers_p2p(inst: &Instance, mu: f64) -> Result<Option<So
     for (_, k) in sets {
         let ks = members(k, n);
         let mut cur = Vec::with_capacity(m);
-        if search(inst, &ks, mu, &mut cur) {
+        if search(inst, &ks, mu_limit(mu), &mut cur) {
             let a = Assignment::p2p(inst, cur).expect("valid by construction");
             return Ok(Some(Solution::evaluate(inst, Model::P2p, a, mu)));
         }

@@ -1,7 +1,6 @@
 //! Instance construction for experiments: from plane coordinates + a link list, the paper's
-//! preprocessing (§IV: server links × 0.7, then rescale so that Γ = 500 ms), and a small random
-//! generator for tests and benchmarks. The experiments' networks:
-//! `docs/methods/spd.md#evaluation-networks`.
+//! preprocessing (§IV: server links × 0.7, then rescale so that Γ = 500 ms), and a
+//! small random generator for tests and benchmarks.
 //!
 //! The paper does not name its network generator; experiments feed Waxman graphs built elsewhere
 //! (the `topologies` crate) into [`from_points`]. [`random_instance`] is only a self-contained

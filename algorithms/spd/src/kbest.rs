@@ -1,8 +1,8 @@
-//! The `k-best` baseline of Tables VI/VII (§IV-C; `docs/methods/spd.md#k-best`): exhaustive
-//! search over all k-subsets S_k of servers ("all subnetworks of size k"), k taken from SPDCS-H
-//! (CS) or SPDP2P-H (P2P).
+//! The `k-best` baseline of Tables VI/VII (§IV-C): exhaustive search over all
+//! k-subsets S_k of servers ("all subnetworks of size k"), k taken from SPDCS-H (CS) or
+//! SPDP2P-H (P2P).
 //!
-//! **Subnetwork semantics (assumption).** S_k is a subnetwork: messages follow shortest paths of
+//! **Subnetwork semantics \[assume\].** S_k is a subnetwork: messages follow shortest paths of
 //! the server graph, and a server s may be a contact server for root r ∈ S_k only if its
 //! shortest path to r stays inside S_k (the same rule as SPDVR-CS's candidates). So the servers a
 //! k-best solution uses are a subset of S_k and never more than k, as the paper's Fig. 9 implies
@@ -13,12 +13,13 @@
 //! - CS: the (subset, root) is scored by (D_cs, V_cs);
 //! - P2P: the same Matching assignment is scored by (D_p2p, V_p2p), and is admissible only if the
 //!   shortest paths between its contact servers also stay inside S_k. **Deviation:** Table VII
-//!   suggests running SPDP2P-H restricted to S_k; that greedy minimises the number of servers
+//!   pairs k-best with SPDP2P-H, i.e. running SPDP2P-H restricted to S_k; that greedy minimises the number of servers
 //!   inside S_k, not the delay k-best ranks by, so Matching's per-root assignment (which always
 //!   satisfies D_p2p ≤ D_cs, Fig. 4) is used instead.
 //!
 //! Among feasible candidates (delay ≤ μ) the smallest (delay, variation, subset in lexicographic
-//! order, root) wins — a total order, so the result does not depend on the number of rayon
+//! order, root) wins; when there is none, the same order picks the infeasible answer
+//! (`feasible = false`, as every algorithm reports a miss) — a total order, so the result does not depend on the number of rayon
 //! threads. The servers used are counted as everywhere else ([`Instance::cs_servers`] /
 //! [`Instance::p2p_servers`]): servers of S_k that carry nothing are not counted.
 //!
@@ -38,7 +39,9 @@ use std::cmp::Ordering;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
+use crate::bound::mu_limit;
 use crate::error::{Result, SpdError, check_mu};
 use crate::instance::{Instance, P2pScratch};
 use crate::solution::{Assignment, Model, Solution};
@@ -84,7 +87,8 @@ fn better(new: Cand, cur: &mut Option<Cand>) {
 struct Search<'a> {
     inst: &'a Instance,
     model: Model,
-    mu: f64,
+    /// μ with the feasibility tolerance ([`mu_limit`])
+    limit: f64,
     k: usize,
     root: usize,
     others: Vec<usize>,
@@ -105,6 +109,8 @@ struct Search<'a> {
     /// per depth: mask of allowed servers
     allowed: Vec<u64>,
     scratch: P2pScratch,
+    /// P2P: keep only candidates whose contact-server paths stay inside the subset
+    admissible_only: bool,
     best: Option<Cand>,
     /// best feasible delay found by any task (f64 bits; non-negative floats order like their bits)
     global: &'a AtomicU64,
@@ -112,7 +118,7 @@ struct Search<'a> {
 
 impl Search<'_> {
     fn bound(&self) -> f64 {
-        self.mu
+        self.limit
             .min(f64::from_bits(self.global.load(AtomicOrdering::Relaxed)))
     }
 
@@ -210,7 +216,7 @@ impl Search<'_> {
         {
             return; // cheap reject before cloning
         }
-        if self.model == Model::P2p {
+        if self.model == Model::P2p && self.admissible_only {
             // the contact servers' pairwise paths must stay inside the subnetwork
             let n = self.inst.num_servers();
             let used = self.ba[depth]
@@ -265,20 +271,16 @@ impl Search<'_> {
     }
 }
 
-fn k_best(inst: &Instance, mu: f64, k: usize, model: Model) -> Result<Solution> {
-    check_mu(mu)?;
+/// The best candidate with delay ≤ `limit` (all rayon tasks), `None` if there is none.
+fn search_best(
+    inst: &Instance,
+    limit: f64,
+    k: usize,
+    model: Model,
+    admissible_only: bool,
+) -> Option<Cand> {
     let n = inst.num_servers();
     let m = inst.num_clients();
-    if k == 0 || k > n {
-        return Err(SpdError::InvalidParameter(format!(
-            "k-best needs 1 <= k <= n = {n}, got k = {k}"
-        )));
-    }
-    if n > 64 {
-        return Err(SpdError::TooLarge(format!(
-            "k-best supports n <= 64 servers, got {n}"
-        )));
-    }
     let mask_of = |p: Vec<usize>| p.into_iter().fold(0u64, |acc, s| acc | (1u64 << s));
     let pair_mask: Vec<u64> = (0..n * n)
         .map(|i| mask_of(inst.path(i / n, i % n)))
@@ -333,7 +335,7 @@ fn k_best(inst: &Instance, mu: f64, k: usize, model: Model) -> Result<Solution> 
             let mut search = Search {
                 inst,
                 model,
-                mu,
+                limit,
                 k,
                 root: r,
                 others,
@@ -346,6 +348,7 @@ fn k_best(inst: &Instance, mu: f64, k: usize, model: Model) -> Result<Solution> 
                 relaxed,
                 allowed,
                 scratch: P2pScratch::new(n),
+                admissible_only,
                 best: None,
                 global: &global,
             };
@@ -369,7 +372,28 @@ fn k_best(inst: &Instance, mu: f64, k: usize, model: Model) -> Result<Solution> 
     for c in results.into_iter().flatten() {
         better(c, &mut best);
     }
-    let best = best.ok_or(SpdError::NoFeasibleSubset { k, mu })?;
+    best
+}
+
+fn k_best(inst: &Instance, mu: f64, k: usize, model: Model) -> Result<Solution> {
+    check_mu(mu)?;
+    let n = inst.num_servers();
+    if k == 0 || k > n {
+        return Err(SpdError::InvalidParameter(format!(
+            "k-best needs 1 <= k <= n = {n}, got k = {k}"
+        )));
+    }
+    if n > 64 {
+        return Err(SpdError::TooLarge(format!(
+            "k-best supports n <= 64 servers, got {n}"
+        )));
+    }
+    // no feasible k-subset: report the one with the smallest delay, flagged infeasible (for P2P
+    // first among admissible subsets, then among all)
+    let best = search_best(inst, mu_limit(mu), k, model, true)
+        .or_else(|| search_best(inst, f64::INFINITY, k, model, true))
+        .or_else(|| search_best(inst, f64::INFINITY, k, model, false))
+        .expect("without a bound and the path rule every (root, subset) is a candidate");
     let cs = Assignment::cs(inst, best.contact, best.root).expect("valid by construction");
     Ok(match model {
         Model::Cs => Solution::evaluate(inst, Model::Cs, cs, mu),
@@ -382,7 +406,7 @@ fn k_best(inst: &Instance, mu: f64, k: usize, model: Model) -> Result<Solution> 
 }
 
 /// Number of (root, k-subset) pairs k-best enumerates before pruning: k·C(n, k)
-/// (saturating). Used by [`solve_with`](crate::solve_with) to refuse hopeless runs up front.
+/// (saturating). [`k_best_limited`] refuses runs above [`KBestConfig::max_pairs`] with it.
 pub fn k_best_pairs(n: usize, k: usize) -> u128 {
     if k > n {
         return 0;
@@ -395,14 +419,78 @@ pub fn k_best_pairs(n: usize, k: usize) -> u128 {
 }
 
 /// `k-best` for SPD-CS (Table VI): the feasible k-subset (and root) with the smallest D_cs, then
-/// V_cs, then lexicographically smallest subset. Errors with [`SpdError::NoFeasibleSubset`] when
-/// no k-subset meets μ. Cost O(n·C(n−1, k−1)·m) before pruning.
+/// V_cs, then lexicographically smallest subset. When no k-subset meets μ the smallest-delay one
+/// is returned with `feasible = false` (like every other algorithm). Cost O(n·C(n−1, k−1)·m)
+/// before pruning; no size limit (see [`k_best_limited`]).
+///
+/// Errors: [`SpdError::InvalidMu`], [`SpdError::InvalidParameter`] (k = 0 or k > n),
+/// [`SpdError::TooLarge`] (n > 64).
 pub fn k_best_cs(inst: &Instance, mu: f64, k: usize) -> Result<Solution> {
     k_best(inst, mu, k, Model::Cs)
 }
 
 /// `k-best` for SPD-P2P (Table VII): the feasible k-subset (and root) whose restricted-Matching
-/// assignment has the smallest D_p2p, then V_p2p, then lexicographically smallest subset.
+/// assignment has the smallest D_p2p, then V_p2p, then lexicographically smallest subset. When
+/// none meets μ: the smallest-delay admissible candidate (or, if no candidate keeps its paths
+/// inside its subset, the smallest-delay one of all, whose servers used may then exceed k), with
+/// `feasible = false`. Errors as [`k_best_cs`].
 pub fn k_best_p2p(inst: &Instance, mu: f64, k: usize) -> Result<Solution> {
     k_best(inst, mu, k, Model::P2p)
+}
+
+/// Default k-best CS limit on (root, subset) pairs k·C(n, k). Branch and bound on D_cs is strong
+/// (30 servers, 120 clients, k = 13 at μ = Γ: 1.6·10⁹ pairs in a few seconds).
+pub const K_BEST_LIMIT_CS: u64 = 20_000_000_000;
+
+/// Default k-best P2P limit on (root, subset) pairs. The P2P bound (access latencies only) prunes
+/// little: about 1.4·10⁶ pairs per second on 2 cores at 30 × 120, so 3·10⁸ ≈ a few minutes.
+pub const K_BEST_LIMIT_P2P: u64 = 300_000_000;
+
+/// Settings of the k-best baseline (both models). `Default`: k from the heuristic, the model's
+/// default size limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KBestConfig {
+    /// The subset size k. `None` (default): the number of servers SPDCS-H (CS) or SPDP2P-H
+    /// (P2P) uses with the same options, as in §IV-C ("k is given by SPDCS-H").
+    pub k: Option<usize>,
+    /// Refuse (with [`SpdError::TooLarge`]) a run that would enumerate more than this many
+    /// (root, subset) pairs k·C(n, k) before pruning. `None` (default): [`K_BEST_LIMIT_CS`] or
+    /// [`K_BEST_LIMIT_P2P`]; `Some(u64::MAX)` disables the check.
+    pub max_pairs: Option<u64>,
+}
+
+impl KBestConfig {
+    /// The size limit that applies to `model` ([`KBestConfig::max_pairs`] or its default).
+    pub fn max_pairs_for(&self, model: Model) -> u64 {
+        self.max_pairs.unwrap_or(match model {
+            Model::Cs => K_BEST_LIMIT_CS,
+            Model::P2p => K_BEST_LIMIT_P2P,
+        })
+    }
+}
+
+/// k-best ([`k_best_cs`] / [`k_best_p2p`]) for a given k, refused up front with
+/// [`SpdError::TooLarge`] when k·C(n, k) ([`k_best_pairs`]) exceeds `max_pairs`.
+pub fn k_best_limited(
+    inst: &Instance,
+    mu: f64,
+    model: Model,
+    k: usize,
+    max_pairs: u64,
+) -> Result<Solution> {
+    check_k_best_size(inst.num_servers(), model, k, max_pairs)?;
+    k_best(inst, mu, k, model)
+}
+
+/// [`SpdError::TooLarge`] when k·C(n, k) exceeds `max_pairs`.
+pub(crate) fn check_k_best_size(n: usize, model: Model, k: usize, max_pairs: u64) -> Result<()> {
+    let pairs = k_best_pairs(n, k);
+    if pairs > u128::from(max_pairs) {
+        return Err(SpdError::TooLarge(format!(
+            "k-best ({model:?}) with k = {k} of n = {n} would enumerate {pairs} (root, subset) \
+             pairs (limit {max_pairs}; raise KBestConfig::max_pairs or set a smaller k)"
+        )));
+    }
+    Ok(())
 }

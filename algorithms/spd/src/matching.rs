@@ -1,5 +1,5 @@
-//! Algorithm Matching (the SPD paper §III-A): the minimum CS delay Γ, `alg-m`, and its P2P
-//! conversion `alg-mp` (`docs/methods/spd.md#algorithm-matching-and-gamma`).
+//! Algorithm Matching (the SPD paper §III-A): the minimum CS delay Γ, `alg-m`, and
+//! its P2P conversion `alg-mp`.
 
 use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
@@ -98,7 +98,9 @@ pub fn cs_to_p2p(inst: &Instance, cs: &Solution, mu: f64) -> Solution {
 }
 
 /// `alg-mp` (Table VII): Algorithm Matching converted to P2P — evaluate D_p2p on Matching's
-/// assignment and add the intermediate servers of all contact-server shortest paths.
+/// assignment and add the intermediate servers of all contact-server shortest paths. Below Γ
+/// it can miss P2P solutions ([`alg_mp_with`](crate::alg_mp_with) and
+/// [`p2p_native`](crate::p2p_native)).
 pub fn alg_mp(inst: &Instance, mu: f64) -> Solution {
     let cs = algorithm_matching(inst, mu);
     cs_to_p2p(inst, &cs, mu)

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bound::within_mu;
 use crate::error::{Result, SpdError};
 use crate::instance::Instance;
 
@@ -214,7 +215,8 @@ impl NamedAssignment {
 /// The result of every algorithm: the assignment (with root and servers used), the delay and
 /// delay variation of the solution's [`Model`], and both models' measures.
 ///
-/// `feasible` is true exactly when `delay ≤ μ` for the μ the algorithm was given.
+/// `feasible` is true exactly when `delay ≤ μ` (up to [`MU_REL_TOL`](crate::MU_REL_TOL)) for the μ
+/// the algorithm was given.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Solution {
     /// Which model `delay` / `delay_variation` refer to.
@@ -225,7 +227,7 @@ pub struct Solution {
     pub delay: f64,
     /// V_cs or V_p2p (ms).
     pub delay_variation: f64,
-    /// `delay ≤ μ`.
+    /// `delay ≤ μ` up to the tolerance ([`within_mu`]).
     pub feasible: bool,
     /// CS measures (present whenever the assignment has a root).
     pub cs: Option<Measures>,
@@ -250,7 +252,7 @@ impl Solution {
             assignment,
             delay: main.delay,
             delay_variation: main.variation,
-            feasible: main.delay <= mu,
+            feasible: within_mu(main.delay, mu),
             cs,
             p2p,
         }

@@ -8,13 +8,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SpdError, check_mu};
 use crate::instance::Instance;
-use crate::kbest::{k_best_cs, k_best_p2p, k_best_pairs};
-use crate::matching::{alg_m, alg_mp};
+use crate::kbest::{KBestConfig, check_k_best_size, k_best_cs, k_best_p2p};
+use crate::matching::alg_m;
+use crate::p2p_native::{P2pStart, alg_mp_with};
 use crate::solution::{Assignment, ClientServer, Measures, Model, Solution};
-use crate::spdcs::{SpdcsRoot, spdcs_h, spdp2p_h};
+use crate::spdcs::{SpdcsRoot, spdcs_h, spdp2p_h_with};
 use crate::spdvr_cs::{ChainKey, spdvr_cs};
 use crate::spdvr_p2p::{ReassignRule, spdvr_p2p};
-use crate::zizo::zizo;
+use crate::zizo::{ZizoConfig, zizo_with};
 
 /// The algorithms of Tables VI/VII and §III-B/C, by their paper names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -97,8 +98,10 @@ impl FromStr for Algo {
     }
 }
 
-/// Knobs of [`solve_with`]; `Default` gives the text-faithful readings.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Knobs of [`solve_with`]; `Default` gives the text-faithful readings. Every field has a serde
+/// default, so a scenario can name only what it changes (`{"p2p_start": "p2p-fallback"}`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SolveOptions {
     /// SPDCS-H root choice (also used for SPDP2P-H, k-best's k and the SPDVR inputs).
     pub spdcs_root: SpdcsRoot,
@@ -106,23 +109,16 @@ pub struct SolveOptions {
     pub chain_key: ChainKey,
     /// SPDVR-P2P Reassign rule.
     pub reassign: ReassignRule,
-    /// k for k-best (default: the number of servers SPDCS-H / SPDP2P-H uses).
-    pub k: Option<usize>,
+    /// The readings of the ZIZO reconstruction.
+    pub zizo: ZizoConfig,
+    /// k-best: k and the size limit.
+    pub k_best: KBestConfig,
+    /// Where `alg-mp` and SPDP2P-H (hence k-best (P2P)'s k and SPDVR-P2P's input) start.
+    pub p2p_start: P2pStart,
     /// Initial assignment for SPDVR-CS / SPDVR-P2P (default: SPDCS-H / SPDP2P-H's solution).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub initial: Option<Assignment>,
-    /// Refuse k-best (with [`SpdError::TooLarge`]) when it would enumerate more than this many
-    /// (root, subset) pairs, k·C(n, k). `None` = [`K_BEST_LIMIT_CS`] / [`K_BEST_LIMIT_P2P`];
-    /// `Some(u128::MAX)` disables the check.
-    pub k_best_limit: Option<u128>,
 }
-
-/// Default k-best CS limit on (root, subset) pairs. Branch and bound on D_cs is strong (30
-/// servers, 120 clients, k = 13 at μ = Γ: 1.6·10⁹ pairs in a few seconds).
-pub const K_BEST_LIMIT_CS: u128 = 20_000_000_000;
-
-/// Default k-best P2P limit on (root, subset) pairs. The P2P bound (access latencies only) prunes
-/// little: about 1.4·10⁶ pairs per second on 2 cores at 30 × 120, so 3·10⁸ ≈ a few minutes.
-pub const K_BEST_LIMIT_P2P: u128 = 300_000_000;
 
 /// Delay figures of the assignment an SPDVR run started from (for before/after plots).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -142,7 +138,9 @@ pub struct Report {
     pub algo: String,
     /// Model of `delay` / `delay_variation`.
     pub model: Model,
-    /// The delay bound μ (ms).
+    /// The delay bound μ (ms); μ = ∞ (no bound) is written as the string `"inf"`
+    /// ([`mu_serde`](crate::bound::mu_serde)).
+    #[serde(with = "crate::bound::mu_serde")]
     pub mu: f64,
     /// delay ≤ μ.
     pub feasible: bool,
@@ -224,9 +222,11 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
 
 /// Runs one algorithm on an instance with delay bound μ and reports the solution.
 ///
-/// k-best takes k from SPDCS-H (CS) or SPDP2P-H (P2P) unless `opts.k` is set; SPDVR-CS / -P2P
-/// start from SPDCS-H / SPDP2P-H's solution unless `opts.initial` is set (§IV-B: "SPD algorithms
-/// are used to find the initial assignments").
+/// k-best takes k from SPDCS-H (CS) or SPDP2P-H (P2P) unless `opts.k_best.k` is set, and refuses
+/// runs over `opts.k_best`'s size limit with [`SpdError::TooLarge`]; when no k-subset meets μ it
+/// reports its smallest-delay subset with `feasible = false`. SPDVR-CS / -P2P start from
+/// SPDCS-H / SPDP2P-H's solution unless `opts.initial` is set (§IV-B: "SPD algorithms are used to
+/// find the initial assignments").
 pub fn solve_with(inst: &Instance, algo: Algo, mu: f64, opts: &SolveOptions) -> Result<Report> {
     check_mu(mu)?;
     let root = opts.spdcs_root;
@@ -239,34 +239,25 @@ pub fn solve_with(inst: &Instance, algo: Algo, mu: f64, opts: &SolveOptions) -> 
     }
     let mut k_used = None;
     let mut initial = None;
+    let start = opts.p2p_start;
     let (sol, us) = match algo {
         Algo::AlgM => timed(|| alg_m(inst, mu)),
-        Algo::AlgMp => timed(|| alg_mp(inst, mu)),
+        Algo::AlgMp => timed(|| alg_mp_with(inst, mu, start)),
         Algo::SpdcsH => timed(|| spdcs_h(inst, mu, root)),
-        Algo::Spdp2pH => timed(|| spdp2p_h(inst, mu, root)),
-        Algo::Zizo => timed(|| zizo(inst, mu)),
+        Algo::Spdp2pH => timed(|| spdp2p_h_with(inst, mu, root, start)),
+        Algo::Zizo => timed(|| zizo_with(inst, mu, &opts.zizo)),
         Algo::KBestCs | Algo::KBestP2p => {
-            let k = match opts.k {
+            let model = algo.model();
+            let k = match opts.k_best.k {
                 Some(k) => k,
-                None if algo == Algo::KBestCs => spdcs_h(inst, mu, root).num_servers(),
-                None => spdp2p_h(inst, mu, root).num_servers(),
+                None if model == Model::Cs => spdcs_h(inst, mu, root).num_servers(),
+                None => spdp2p_h_with(inst, mu, root, start).num_servers(),
             };
             k_used = Some(k);
-            let pairs = k_best_pairs(inst.num_servers(), k);
-            let limit = opts.k_best_limit.unwrap_or(if algo == Algo::KBestCs {
-                K_BEST_LIMIT_CS
-            } else {
-                K_BEST_LIMIT_P2P
-            });
-            if pairs > limit {
-                return Err(SpdError::TooLarge(format!(
-                    "{algo} with k = {k} of n = {} would enumerate {pairs} (root, subset) pairs \
-                     (limit {limit}; raise SolveOptions::k_best_limit or set a smaller k)",
-                    inst.num_servers()
-                )));
-            }
+            let limit = opts.k_best.max_pairs_for(model);
+            check_k_best_size(inst.num_servers(), model, k, limit)?;
             let (r, us) = timed(|| {
-                if algo == Algo::KBestCs {
+                if model == Model::Cs {
                     k_best_cs(inst, mu, k)
                 } else {
                     k_best_p2p(inst, mu, k)
@@ -291,7 +282,7 @@ pub fn solve_with(inst: &Instance, algo: Algo, mu: f64, opts: &SolveOptions) -> 
                     a
                 }
                 None if model == Model::Cs => spdcs_h(inst, mu, root).assignment,
-                None => spdp2p_h(inst, mu, root).assignment,
+                None => spdp2p_h_with(inst, mu, root, start).assignment,
             };
             let before = Solution::evaluate(inst, model, input.clone(), mu);
             initial = Some(InitialSummary {

@@ -1,7 +1,6 @@
-//! SPDCS-H and SPDP2P-H (the SPD paper §III-A; `docs/methods/spd.md#spdcs-h`,
-//! `docs/methods/spd.md#spdp2p-h`).
+//! SPDCS-H and SPDP2P-H (the SPD paper §III-A).
 //!
-//! # SPDCS-H as implemented
+//! # SPDCS-H as implemented (our assumptions flagged)
 //!
 //! For a root r, with "client c fits server s" meaning 2·(d(c,s) + d(s,r)) ≤ μ:
 //! 1. T = {r}; every client that fits a server of T is assigned to its best such server
@@ -14,8 +13,8 @@
 //! whose shortest-path next hop towards r is in T, i.e. s is attached through the graph edge to
 //! its parent in the shortest-path tree of r. T is therefore always a subtree of that tree, every
 //! contact server reaches r over a shortest path, and d_T(s, r) = d(s, r): the measures are exact
-//! and consistent with [`Instance::cs_servers`]. (Attaching through an arbitrary tree edge, with
-//! d_T(s, r) = min_t w(s,t) + d_T(t,r), would make the in-tree delay differ from the paper's
+//! and consistent with [`Instance::cs_servers`]. (Attaching through an arbitrary tree edge, the
+//! alternative d_T = min_t w(s,t) + d_T(t,r), would make the in-tree delay differ from the paper's
 //! D_cs formula.)
 //!
 //! **Assumption — stalls.** If no neighbour can absorb a client, the neighbour whose subtree (in
@@ -32,18 +31,24 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::bound::mu_limit;
 use crate::instance::Instance;
 use crate::matching::{algorithm_matching, cs_to_p2p};
+use crate::p2p_native::{P2pStart, spdp2p_native};
 use crate::solution::{Assignment, Model, Solution};
 
-/// Which root(s) SPDCS-H starts from (the paper leaves it open; `docs/methods/spd.md#spdcs-h`).
+/// Which root(s) SPDCS-H starts from. The paper: "It begins with a server r (as the root of the
+/// tree T)" — one root, not named. Serialised as `"all-roots"`, `"matching-root"`,
+/// `{"fixed": r}`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpdcsRoot {
-    /// Try every root, keep the feasible solution with the fewest servers (default).
+    /// Every root, keep the feasible solution with the fewest servers (default; our extension:
+    /// n greedy runs, never more servers than any single root).
     #[default]
     AllRoots,
-    /// Start from Algorithm Matching's root (the one achieving Γ).
+    /// The paper's single-root greedy, started at Algorithm Matching's root (the one achieving
+    /// Γ): the one root known to be feasible for every μ ≥ Γ.
     MatchingRoot,
     /// Start from this server.
     Fixed(usize),
@@ -53,7 +58,8 @@ pub enum SpdcsRoot {
 pub fn spdcs_h_for_root(inst: &Instance, mu: f64, r: usize) -> Solution {
     let n = inst.num_servers();
     let m = inst.num_clients();
-    let fits = |c: usize, s: usize| 2.0 * inst.cs_key(c, s, r) <= mu;
+    let limit = mu_limit(mu);
+    let fits = |c: usize, s: usize| 2.0 * inst.cs_key(c, s, r) <= limit;
     let mut in_t = vec![false; n];
     in_t[r] = true;
     let mut contact: Vec<Option<usize>> = (0..m).map(|c| fits(c, r).then_some(r)).collect();
@@ -167,8 +173,20 @@ pub fn spdcs_h(inst: &Instance, mu: f64, root: SpdcsRoot) -> Solution {
 
 /// SPDP2P-H (`spdp2p-h`, Table VII): run [`spdcs_h`], then add every server on the shortest path
 /// between any two contact servers. Valid because a pair's shortest-path delay is at most the sum
-/// of the two clients' delays to the root (Fig. 4), so D_p2p ≤ D_cs ≤ μ.
+/// of the two clients' delays to the root (Fig. 4), so D_p2p ≤ D_cs ≤ μ. Infeasible below Γ
+/// (see [`P2pStart`] and [`spdp2p_h_with`]).
 pub fn spdp2p_h(inst: &Instance, mu: f64, root: SpdcsRoot) -> Solution {
     let cs = spdcs_h(inst, mu, root);
     cs_to_p2p(inst, &cs, mu)
+}
+
+/// SPDP2P-H under a [`P2pStart`]: [`spdp2p_h`]; with [`P2pStart::P2pFallback`], when that misses
+/// μ, [`spdp2p_native`]'s solution if it meets μ.
+pub fn spdp2p_h_with(inst: &Instance, mu: f64, root: SpdcsRoot, start: P2pStart) -> Solution {
+    let tree = spdp2p_h(inst, mu, root);
+    if tree.feasible || start == P2pStart::CsTree {
+        return tree;
+    }
+    let native = spdp2p_native(inst, mu);
+    if native.feasible { native } else { tree }
 }

@@ -1,6 +1,5 @@
 //! SPDVR-CS (the SPD paper §III-B, Algorithm 1, "SPDVRCS-H") with Algorithm Chains (Banik,
-//! Radhakrishnan, Sekharan 2007) as a two-pointer minimum covering window
-//! (`docs/methods/spd.md#spdvr-cs-and-algorithm-chains`).
+//! Radhakrishnan, Sekharan 2007) as a two-pointer minimum covering window.
 //!
 //! Given an assignment with root r and server set S′, every (client c, server s ∈ S′) pair is a
 //! tuple with a key; tuples whose key exceeds μ/2 are dropped, the rest are sorted, and a *chain*
@@ -18,9 +17,9 @@
 //!   for dv). Here the window is an exact minimiser: among all assignments to the allowed
 //!   servers with D_cs ≤ μ it attains the minimum V_cs = 2·(key(t) − key(h)).
 //! - [`ChainKey::PaperTable`]: key = raw d(c,s), filter d(c,s) ≤ μ/2. This is what the printed
-//!   Tables II/III of the worked example actually use (`docs/methods/spd.md#tables-ii-and-iii`);
-//!   its chosen assignment can violate μ once the server-to-root term is added back (146 > 139
-//!   in the example), in which case the returned solution says `feasible = false`.
+//!   Tables II/III of the worked example actually use ([`worked_example`](crate::worked_example)); its chosen assignment
+//!   can violate μ once the server-to-root term is added back (146 > 139 in the example), in which
+//!   case the returned solution says `feasible = false`.
 //!
 //! Tuples are enumerated server by server in order of distance from the root (ties → lower
 //! index), clients in index order, and stable-sorted by key: this reproduces Table II's order of
@@ -33,6 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bound::mu_limit;
 use crate::error::{Result, SpdError, check_mu};
 use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
@@ -133,7 +133,7 @@ pub fn chain_tuples(
             .then(a.cmp(&b))
     });
     order.dedup();
-    let half = mu / 2.0;
+    let limit = mu_limit(mu);
     let mut tuples = Vec::new();
     for &s in &order {
         for c in 0..inst.num_clients() {
@@ -141,7 +141,7 @@ pub fn chain_tuples(
                 ChainKey::TextFaithful => inst.cs_key(c, s, root),
                 ChainKey::PaperTable => inst.client_dist(c, s),
             };
-            if k <= half {
+            if 2.0 * k <= limit {
                 tuples.push(ChainTuple {
                     client: c,
                     server: s,

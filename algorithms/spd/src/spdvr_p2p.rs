@@ -1,12 +1,10 @@
-//! SPDVR-P2P (the SPD paper §III-C, Algorithm 2 "SPDVRP2P-H" with Procedure Reassign;
-//! `docs/methods/spd.md#spdvr-p2p`).
+//! SPDVR-P2P (the SPD paper §III-C, Algorithm 2 "SPDVRP2P-H" with Procedure Reassign).
 //!
 //! L is the list of all client pairs sorted by pair delay (Procedure ConstructL; Table IV), and
 //! dv(L) = last − first = V_p2p.
 //! - Phase 1 (raise the minimum): with (c_i, c_j) the first pair of L, run Reassign(c_i); if it
 //!   reassigned nothing, run Reassign(c_j); repeat until neither moves. (Printed lines 8–9 call
-//!   Reassign(c_i) again inside a loop over S: an erratum for c_j,
-//!   `docs/methods/spd.md#errata-in-the-paper`.)
+//!   Reassign(c_i) again inside a loop over S: an erratum for c_j.)
 //! - Phase 2 (lower the maximum): the same on the last pair of L.
 //! - Reassign(c): for each s_k ∈ S′ in index order, tentatively move c to s_k; accept when
 //!   dv(L′) < dv(L) and max(L′) ≤ μ; a later s_k is compared against the updated L, so it can
@@ -36,6 +34,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bound::mu_limit;
 use crate::error::{Result, SpdError, check_mu};
 use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
@@ -275,6 +274,7 @@ impl<'a> State<'a> {
         moves: &mut Vec<Move>,
     ) -> bool {
         let mut moved = false;
+        let limit = mu_limit(mu);
         let record = |st: &Self, from: usize, to: usize, moves: &mut Vec<Move>| {
             moves.push(Move {
                 phase,
@@ -293,7 +293,7 @@ impl<'a> State<'a> {
                     }
                     if let Some((dv, max)) = self.evaluate(c, s)
                         && dv < self.dv()
-                        && max <= mu
+                        && max <= limit
                     {
                         let from = self.contact[c];
                         self.apply(c, s);
@@ -311,7 +311,7 @@ impl<'a> State<'a> {
                     }
                     if let Some((dv, max)) = self.evaluate(c, s)
                         && dv < cur
-                        && max <= mu
+                        && max <= limit
                         && best.is_none_or(|(b, _)| dv < b)
                     {
                         best = Some((dv, s));

@@ -1,7 +1,24 @@
 //! Shared fixtures: the worked example, independent measure computations, and the naive
 //! rebuild-and-sort SPDVR-P2P used as the reference for the incremental one.
 
-use spd::{Assignment, Instance, ReassignRule};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use spd::generator::random_instance;
+use spd::{Assignment, Instance, ReassignRule, gamma};
+
+/// Number of seeded random cases of the brute-force comparisons.
+pub const CASES: u64 = 200;
+
+/// Random case `seed` (4–6 servers, 5–8 clients) and a delay bound μ = f·Γ with f ∈ [1.0, 1.5].
+pub fn case(seed: u64) -> (Instance, f64) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5bd0_0000 + seed);
+    let n = rng.random_range(4..=6usize);
+    let m = rng.random_range(5..=8usize);
+    let inst = random_instance(&mut rng, n, m);
+    let f = 1.0 + 0.5 * rng.random::<f64>();
+    let mu = f * gamma(&inst);
+    (inst, mu)
+}
 
 /// Server indices of the worked example (Fig. 1).
 pub const SA: usize = 0;
@@ -16,38 +33,9 @@ pub const CC: usize = 2;
 pub const CD: usize = 3;
 pub const CE: usize = 4;
 
-/// Table I (with the client-d header typo fixed;
-/// `docs/methods/spd.md#table-i-and-the-server-graph`).
-pub const TABLE_I: [[f64; 5]; 5] = [
-    [41.0, 55.0, 39.0, 70.0, 65.0],
-    [52.0, 32.0, 43.0, 25.0, 48.0],
-    [51.0, 37.0, 32.0, 72.0, 48.0],
-    [52.0, 64.0, 60.0, 39.0, 48.0],
-    [68.0, 37.0, 56.0, 55.0, 63.0],
-];
-
-/// The worked example of Fig. 1 / Table I. The direct links A–B 9, B–C 8, C–D 10, B–D 12 are the
-/// ones derived in `docs/methods/spd.md#table-i-and-the-server-graph` (A–C 17 and A–D 21 are
-/// then 2-hop paths). E's links cannot be recovered from the paper; E is modelled as present but
-/// far away: a single link E–A of 1000 ms, so E is never useful as a contact server or root (it is
-/// never used in the examples).
+/// The worked example of Fig. 1 / Table I (E modelled far away; see `spd::worked_example`).
 pub fn example() -> Instance {
-    let x = None;
-    let links = vec![
-        vec![x, Some(9.0), x, x, Some(1000.0)],
-        vec![Some(9.0), x, Some(8.0), Some(12.0), x],
-        vec![x, Some(8.0), x, Some(10.0), x],
-        vec![x, Some(12.0), Some(10.0), x, x],
-        vec![Some(1000.0), x, x, x, x],
-    ];
-    let clients = TABLE_I.iter().map(|r| r.to_vec()).collect();
-    Instance::new(links, clients)
-        .unwrap()
-        .with_names(
-            ["A", "B", "C", "D", "E"].map(String::from).to_vec(),
-            ["a", "b", "c", "d", "e"].map(String::from).to_vec(),
-        )
-        .unwrap()
+    spd::worked_example::instance()
 }
 
 /// Floyd–Warshall on the raw link matrix, written independently of the crate.

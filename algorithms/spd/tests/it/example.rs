@@ -1,5 +1,4 @@
-//! The worked example of the SPD paper (Fig. 1–3, Tables I–V) with every number reconstructed in
-//! `docs/methods/spd.md#worked-example`.
+//! The worked example of the SPD paper (Fig. 1–3, Tables I–V) with every number it prints.
 
 use spd::{
     Assignment, ChainKey, ReassignRule, algorithm_matching, brute_force_min_variation_p2p,
@@ -28,7 +27,7 @@ fn fig3_assignment() -> Assignment {
 }
 
 #[test]
-fn server_distances_of_notes_7_2() {
+fn server_distances_implied_by_the_print() {
     let inst = example();
     let expect = [
         (SA, SB, 9.0),
@@ -137,8 +136,7 @@ fn spdvr_p2p_worked_example() {
             assert_eq!(sol.delay_variation, 18.0);
             assert_eq!((sol.p2p.min, sol.p2p.delay), (74.0, 92.0)); // pairs 74…92
             assert!(sol.feasible);
-            // the trace (docs/methods/spd.md#spdvr-p2p-on-the-example): b→C (V 27), a→C (V 23),
-            // phase 2: e→B (V 18).
+            // the trace: b→C (V 27), a→C (V 23), phase 2: e→B (V 18).
             // Sequential Reassign(b) first accepts an intermediate improvement that b→C then
             // replaces: b→A (V 38) when its max 125 ≤ μ, otherwise b→B (V 45) (Table V).
             let trace: Vec<(u8, usize, usize, f64)> = out
@@ -304,7 +302,7 @@ fn spdvr_cs_paper_table_mode_reproduces_tables_ii_iii() {
 #[test]
 fn algorithm_matching_per_root_table() {
     let inst = example();
-    // docs/methods/spd.md#algorithm-matching-on-the-example, S restricted to {A, B, C, D}
+    // Matching per root, S restricted to {A, B, C, D}
     let table = [
         (SA, [SA, SB, SB, SA, SB], 104.0),
         (SB, [SC, SB, SB, SD, SB], 102.0),

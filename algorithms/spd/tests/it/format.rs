@@ -2,8 +2,8 @@
 
 use spd::generator::{from_points, paper_preprocess, random_instance_seeded};
 use spd::{
-    Algo, Assignment, ClientServer, Instance, InstanceSpec, NamedAssignment, Report, SolveOptions,
-    SpdError, gamma, solve, solve_with,
+    Algo, Assignment, ClientServer, Instance, InstanceSpec, K_BEST_LIMIT_CS, K_BEST_LIMIT_P2P,
+    KBestConfig, Model, NamedAssignment, Report, SolveOptions, SpdError, gamma, solve, solve_with,
 };
 
 use crate::common::*;
@@ -248,7 +248,10 @@ fn mu_and_algo_errors() {
     );
     // k out of range
     let opts = SolveOptions {
-        k: Some(9),
+        k_best: KBestConfig {
+            k: Some(9),
+            max_pairs: None,
+        },
         ..SolveOptions::default()
     };
     assert!(matches!(
@@ -260,31 +263,89 @@ fn mu_and_algo_errors() {
     assert_eq!(spd::k_best_pairs(5, 2), 20);
     assert_eq!(spd::k_best_pairs(3, 4), 0);
     let opts = SolveOptions {
-        k: Some(2),
-        k_best_limit: Some(19),
+        k_best: KBestConfig {
+            k: Some(2),
+            max_pairs: Some(19),
+        },
         ..SolveOptions::default()
     };
     assert!(matches!(
         solve_with(&inst, Algo::KBestP2p, 139.0, &opts),
         Err(SpdError::TooLarge(_))
     ));
+    assert!(matches!(
+        spd::k_best_limited(&inst, 139.0, Model::P2p, 2, 19),
+        Err(SpdError::TooLarge(_))
+    ));
     let opts = SolveOptions {
-        k_best_limit: Some(20),
+        k_best: KBestConfig {
+            k: Some(2),
+            max_pairs: Some(20),
+        },
         ..opts
     };
     assert_eq!(
         solve_with(&inst, Algo::KBestP2p, 139.0, &opts).unwrap().k,
         Some(2)
     );
-    // no feasible 1-subset below Γ
+    // defaults
+    assert_eq!(
+        KBestConfig::default().max_pairs_for(Model::Cs),
+        K_BEST_LIMIT_CS
+    );
+    assert_eq!(
+        KBestConfig::default().max_pairs_for(Model::P2p),
+        K_BEST_LIMIT_P2P
+    );
+}
+
+#[test]
+fn k_best_reports_infeasible_instead_of_failing() {
+    // no 1-subset meets μ = 90 < Γ = 98: the best single server is C (2·max(39, 43, 32, 60, 56)
+    // = 120), reported with feasible = false like every other algorithm
+    let inst = example();
     let opts = SolveOptions {
-        k: Some(1),
+        k_best: KBestConfig {
+            k: Some(1),
+            max_pairs: None,
+        },
         ..SolveOptions::default()
     };
-    assert!(matches!(
-        solve_with(&inst, Algo::KBestCs, 90.0, &opts),
-        Err(SpdError::NoFeasibleSubset { k: 1, .. })
-    ));
+    let r = solve_with(&inst, Algo::KBestCs, 90.0, &opts).unwrap();
+    assert!(!r.feasible);
+    assert_eq!(
+        (r.delay, r.root.as_deref(), r.k),
+        (120.0, Some("C"), Some(1))
+    );
+    assert_eq!(r.servers_used, vec!["C"]);
+    let json = r.to_json();
+    assert!(json.contains("\"feasible\": false"), "{json}");
+    let r = solve_with(&inst, Algo::KBestP2p, 50.0, &opts).unwrap();
+    assert!(!r.feasible && r.delay > 50.0);
+    // the same run with a feasible bound
+    let r = solve_with(&inst, Algo::KBestCs, 120.0, &opts).unwrap();
+    assert!(r.feasible);
+}
+
+#[test]
+fn infinite_mu_is_written_as_inf() {
+    let inst = example();
+    let r = solve(&inst, Algo::SpdcsH, f64::INFINITY).unwrap();
+    assert!(r.feasible);
+    assert_eq!(r.num_servers, 1);
+    let json = r.to_json();
+    assert!(json.contains("\"mu\": \"inf\""), "{json}");
+    assert!(!json.contains("null"), "{json}");
+    let back: Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.mu, f64::INFINITY);
+    assert_eq!(back, r);
+    // finite μ stays a number; other strings are rejected
+    let r = solve(&inst, Algo::SpdcsH, 139.0).unwrap();
+    assert!(r.to_json().contains("\"mu\": 139.0"));
+    let bad = r.to_json().replace("\"mu\": 139.0", "\"mu\": \"lots\"");
+    assert!(serde_json::from_str::<Report>(&bad).is_err());
+    let int = r.to_json().replace("\"mu\": 139.0", "\"mu\": 139");
+    assert_eq!(serde_json::from_str::<Report>(&int).unwrap().mu, 139.0);
 }
 
 #[test]
@@ -333,4 +394,79 @@ fn generator_and_paper_preprocessing() {
         assert!((pre.link(a, b).unwrap() - 0.7 * w * scale).abs() < 1e-9);
         assert!((pre.client_dist(3, 4) - raw.client_dist(3, 4) * scale).abs() < 1e-9);
     }
+}
+
+#[test]
+fn scenario_names_are_serde_names() {
+    use spd::{ChainKey, P2pStart, ReassignRule, SpdcsRoot, ZizoCore, ZizoMoves, ZizoTargets};
+    // the serde name of every algorithm is its command-line / paper name
+    for algo in Algo::ALL {
+        let json = serde_json::to_string(&algo).unwrap();
+        assert_eq!(json, format!("\"{}\"", algo.name()));
+        assert_eq!(serde_json::from_str::<Algo>(&json).unwrap(), algo);
+    }
+    fn names<T: serde::Serialize>(xs: &[T]) -> Vec<String> {
+        xs.iter()
+            .map(|x| serde_json::to_string(x).unwrap())
+            .collect()
+    }
+    assert_eq!(
+        names(&[
+            SpdcsRoot::AllRoots,
+            SpdcsRoot::MatchingRoot,
+            SpdcsRoot::Fixed(3)
+        ]),
+        ["\"all-roots\"", "\"matching-root\"", "{\"fixed\":3}"]
+    );
+    assert_eq!(
+        names(&[ChainKey::TextFaithful, ChainKey::PaperTable]),
+        ["\"text-faithful\"", "\"paper-table\""]
+    );
+    assert_eq!(
+        names(&[ReassignRule::Sequential, ReassignRule::BestImprovement]),
+        ["\"sequential\"", "\"best-improvement\""]
+    );
+    assert_eq!(
+        names(&[P2pStart::CsTree, P2pStart::P2pFallback]),
+        ["\"cs-tree\"", "\"p2p-fallback\""]
+    );
+    assert_eq!(
+        names(&[ZizoCore::ViaServers, ZizoCore::Direct]),
+        ["\"via-servers\"", "\"direct\""]
+    );
+    assert_eq!(
+        names(&[
+            ZizoTargets::HopOrUsed,
+            ZizoTargets::NextHop,
+            ZizoTargets::Used
+        ]),
+        ["\"hop-or-used\"", "\"next-hop\"", "\"used\""]
+    );
+    assert_eq!(
+        names(&[ZizoMoves::WholeServer, ZizoMoves::PerClient]),
+        ["\"whole-server\"", "\"per-client\""]
+    );
+    // SolveOptions: every field optional, unknown fields rejected, round trip
+    let opts: SolveOptions = serde_json::from_str(
+        r#"{"spdcs_root": "matching-root", "p2p_start": "p2p-fallback",
+            "k_best": {"k": 3, "max_pairs": 1000}}"#,
+    )
+    .unwrap();
+    assert_eq!(opts.spdcs_root, SpdcsRoot::MatchingRoot);
+    assert_eq!(opts.p2p_start, P2pStart::P2pFallback);
+    assert_eq!(
+        opts.k_best,
+        KBestConfig {
+            k: Some(3),
+            max_pairs: Some(1000)
+        }
+    );
+    assert_eq!(opts.chain_key, ChainKey::TextFaithful);
+    let back: SolveOptions = serde_json::from_str(&serde_json::to_string(&opts).unwrap()).unwrap();
+    assert_eq!(back, opts);
+    assert_eq!(
+        serde_json::from_str::<SolveOptions>("{}").unwrap(),
+        SolveOptions::default()
+    );
+    assert!(serde_json::from_str::<SolveOptions>(r#"{"k": 3}"#).is_err());
 }

@@ -12,8 +12,8 @@ use crate::table::Table;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use spd::{
-    ChainKey, Instance, ReassignRule, Solution, SpdError, SpdcsRoot, alg_m, alg_mp, k_best_cs,
-    k_best_p2p, k_best_pairs, spdcs_h, spdp2p_h, spdvr_cs, spdvr_p2p, zizo,
+    ChainKey, Instance, ReassignRule, Solution, SpdcsRoot, alg_m, alg_mp, k_best_cs, k_best_p2p,
+    k_best_pairs, spdcs_h, spdp2p_h, spdvr_cs, spdvr_p2p, zizo,
 };
 
 /// `[params]` of `spd-eval`.
@@ -197,8 +197,8 @@ fn push_result(
     }
 }
 
-/// Runs k-best if allowed: `Err("skipped")` when over the limits, `Err("no-feasible-subset")`
-/// when no k-subset meets μ.
+/// Runs k-best if allowed: `Err("skipped")` when over the limits. When no k-subset meets μ the
+/// solution comes back with `feasible = false` (status `ok`), like every other algorithm.
 fn run_k_best(
     inst: &Instance,
     mu: f64,
@@ -218,10 +218,7 @@ fn run_k_best(
             k_best_p2p(inst, mu, k)
         }
     });
-    let r = r.map_err(|e| match e {
-        SpdError::NoFeasibleSubset { .. } => "no-feasible-subset".to_string(),
-        other => format!("error: {other}"),
-    });
+    let r = r.map_err(|e| format!("error: {e}"));
     (r, Some(us))
 }
 
