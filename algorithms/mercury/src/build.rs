@@ -15,7 +15,9 @@ use crate::wire::Payload;
 /// `n` nodes with addresses `0 .. n` and equal ranges (node `i` owns [`Interval::equal_part`]).
 #[must_use]
 pub fn equal_ring(n: usize) -> Vec<(Addr, Interval)> {
-    (0..n).map(|i| (i as Addr, Interval::equal_part(n, i))).collect()
+    (0..n)
+        .map(|i| (i as Addr, Interval::equal_part(n, i)))
+        .collect()
 }
 
 /// Ranges from points: each node owns the values from its point up to the next node's point
@@ -47,7 +49,11 @@ pub fn check_ring(members: &[(Addr, Interval)]) -> Result<(), CallError> {
         return Err(CallError::BadRing("no members"));
     }
     if n == 1 {
-        return if members[0].1.is_full() { Ok(()) } else { Err(CallError::BadRing("a lone node must own the full ring")) };
+        return if members[0].1.is_full() {
+            Ok(())
+        } else {
+            Err(CallError::BadRing("a lone node must own the full ring"))
+        };
     }
     for i in 0..n {
         let (_, r) = members[i];
@@ -82,13 +88,22 @@ pub fn static_ring<P: Payload>(
     check_ring(members)?;
     let n = members.len();
     let oracle = Arc::new(RingOracle::from_ranges(members.iter().map(|m| m.1)));
-    let peer = |i: usize| Peer { addr: members[i].0, range: members[i].1 };
+    let peer = |i: usize| Peer {
+        addr: members[i].0,
+        range: members[i].1,
+    };
     let k = cfg.long_links.count(n as f64);
     let mut nodes = Vec::with_capacity(n);
     let mut links: Vec<Vec<usize>> = Vec::with_capacity(n);
     for (i, &(addr, range)) in members.iter().enumerate() {
-        let mut node = MercuryNode::new(addr, Arc::clone(&cfg), hash_key(seed ^ hash_key(u64::from(addr))))?;
-        let succs: Vec<Peer> = (1..=cfg.successors.min(n - 1)).map(|d| peer((i + d) % n)).collect();
+        let mut node = MercuryNode::new(
+            addr,
+            Arc::clone(&cfg),
+            hash_key(seed ^ hash_key(u64::from(addr))),
+        )?;
+        let succs: Vec<Peer> = (1..=cfg.successors.min(n - 1))
+            .map(|d| peer((i + d) % n))
+            .collect();
         let pred = (n > 1).then(|| peer((i + n - 1) % n));
         node.install(range, pred, &succs, n as f64);
         if cfg.estimation == Estimation::Oracle {

@@ -32,7 +32,12 @@ impl RouteCache {
     /// An empty cache holding at most `cap` entries.
     #[must_use]
     pub fn new(cap: usize, policy: CacheEviction) -> Self {
-        Self { entries: Vec::with_capacity(cap), cap, policy, tick: 0 }
+        Self {
+            entries: Vec::with_capacity(cap),
+            cap,
+            policy,
+            tick: 0,
+        }
     }
 
     /// Current capacity.
@@ -102,7 +107,12 @@ impl RouteCache {
         if self.entries.len() >= self.cap {
             self.evict();
         }
-        self.entries.push(CacheEntry { peer, last_use: self.tick, uses: 0, inserted: self.tick });
+        self.entries.push(CacheEntry {
+            peer,
+            last_use: self.tick,
+            uses: 0,
+            inserted: self.tick,
+        });
     }
 
     /// Updates the range of `peer.addr` if cached (no use counted).

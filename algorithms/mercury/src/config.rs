@@ -297,7 +297,10 @@ impl Config {
     /// The "loadbal" rangedht of Colyseus (Table 2): the default with load balancing on.
     #[must_use]
     pub fn colyseus_loadbal() -> Self {
-        Self { load_balance: true, ..Self::default() }
+        Self {
+            load_balance: true,
+            ..Self::default()
+        }
     }
 
     /// Checks ranges: periods positive, `δ ≥ √2`, at least one successor, windows ≥ 1,
@@ -330,27 +333,48 @@ impl Config {
             }
         }
         if self.successors == 0 {
-            return Err(ConfigError::Invalid { field: "successors", why: "must be at least 1" });
+            return Err(ConfigError::Invalid {
+                field: "successors",
+                why: "must be at least 1",
+            });
         }
         if self.max_hops == 0 {
-            return Err(ConfigError::Invalid { field: "max_hops", why: "must be at least 1" });
+            return Err(ConfigError::Invalid {
+                field: "max_hops",
+                why: "must be at least 1",
+            });
         }
         if self.ping_batch == 0 {
-            return Err(ConfigError::Invalid { field: "ping_batch", why: "must be at least 1" });
+            return Err(ConfigError::Invalid {
+                field: "ping_batch",
+                why: "must be at least 1",
+            });
         }
         if self.lb_windows == 0 {
-            return Err(ConfigError::Invalid { field: "lb_windows", why: "must be at least 1" });
+            return Err(ConfigError::Invalid {
+                field: "lb_windows",
+                why: "must be at least 1",
+            });
         }
-        if !(self.lb_delta >= std::f64::consts::SQRT_2) || !self.lb_delta.is_finite() {
-            return Err(ConfigError::Invalid { field: "lb_delta", why: "must be finite and >= sqrt(2)" });
+        if !(self.lb_delta.is_finite() && self.lb_delta >= std::f64::consts::SQRT_2) {
+            return Err(ConfigError::Invalid {
+                field: "lb_delta",
+                why: "must be finite and >= sqrt(2)",
+            });
         }
-        if !(self.join_backoff >= 1.0) || !self.join_backoff.is_finite() {
-            return Err(ConfigError::Invalid { field: "join_backoff", why: "must be finite and >= 1" });
+        if !(self.join_backoff.is_finite() && self.join_backoff >= 1.0) {
+            return Err(ConfigError::Invalid {
+                field: "join_backoff",
+                why: "must be finite and >= 1",
+            });
         }
         if let CacheSize::LogN { factor } = self.cache_size
             && !(factor.is_finite() && factor >= 0.0)
         {
-            return Err(ConfigError::Invalid { field: "cache_size", why: "factor must be finite and >= 0" });
+            return Err(ConfigError::Invalid {
+                field: "cache_size",
+                why: "factor must be finite and >= 0",
+            });
         }
         Ok(())
     }

@@ -14,7 +14,10 @@ use crate::value::{Interval, Value, hash_key};
 /// The configuration of the baseline: `base` with load balancing off.
 #[must_use]
 pub fn config(base: Config) -> Config {
-    Config { load_balance: false, ..base }
+    Config {
+        load_balance: false,
+        ..base
+    }
 }
 
 /// The key of region `region`: [`hash_key`] of its id, a uniform-looking point of the ring.

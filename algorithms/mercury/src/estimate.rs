@@ -127,7 +127,11 @@ impl Histogram {
         }
         if m == 1 {
             let (lo, _, s) = self.scratch[0];
-            self.buckets.push(Bucket { lo, len: SPACE, count: SPACE as f64 / s });
+            self.buckets.push(Bucket {
+                lo,
+                len: SPACE,
+                count: SPACE as f64 / s,
+            });
             self.n_hat = SPACE as f64 / s;
             return;
         }
@@ -157,7 +161,11 @@ impl Histogram {
                 l => u128::from(l),
             };
             let count = len as f64 / self.scratch[i].2;
-            self.buckets.push(Bucket { lo: prev, len, count });
+            self.buckets.push(Bucket {
+                lo: prev,
+                len,
+                count,
+            });
             total += count;
             prev = b;
         }
@@ -167,7 +175,11 @@ impl Histogram {
 
     fn bucket_of(&self, v: Value) -> usize {
         let i = self.buckets.partition_point(|b| b.lo <= v);
-        if i == 0 { self.buckets.len() - 1 } else { i - 1 }
+        if i == 0 {
+            self.buckets.len() - 1
+        } else {
+            i - 1
+        }
     }
 
     /// The value about `d` nodes clockwise after `end` (the last value of the asking node's
@@ -175,7 +187,7 @@ impl Histogram {
     /// first build.
     #[must_use]
     pub fn value_at_rank(&self, end: Value, d: f64, quirks: &Quirks) -> Option<Value> {
-        if self.buckets.is_empty() || !(self.n_hat > 0.0) {
+        if self.buckets.is_empty() || self.n_hat.is_nan() || self.n_hat <= 0.0 {
             return None;
         }
         let m = self.buckets.len();
@@ -214,23 +226,29 @@ impl Histogram {
     }
 }
 
-/// Samples held for one metric, one per sampled node, each with its arrival time.
+/// Samples held for one metric, one per sampled node, each with its creation time (arrival
+/// time minus the age it arrived with).
 #[derive(Clone, Debug, Default)]
 pub struct SampleSet {
     items: Vec<(Sample, u64)>,
 }
 
 impl SampleSet {
-    /// Stores `s` (replacing an older sample of the same node).
+    /// Stores `s`, created `s.age` before `now` (replacing an older sample of the same node;
+    /// a sample older than the one held is ignored).
     pub fn put(&mut self, s: Sample, now: u64) {
+        let created = now.saturating_sub(s.age);
+        let s = Sample { age: 0, ..s };
         if let Some(e) = self.items.iter_mut().find(|e| e.0.peer.addr == s.peer.addr) {
-            *e = (s, now);
+            if created >= e.1 {
+                *e = (s, created);
+            }
         } else {
-            self.items.push((s, now));
+            self.items.push((s, created));
         }
     }
 
-    /// Drops samples older than `life` and those of `dead`.
+    /// Drops samples older than `life`.
     pub fn expire(&mut self, now: u64, life: u64) {
         self.items.retain(|e| now.saturating_sub(e.1) < life);
     }
@@ -257,10 +275,13 @@ impl SampleSet {
         self.items.is_empty()
     }
 
-    /// The `k` most recent samples.
-    pub fn recent(&self, k: usize) -> impl Iterator<Item = &Sample> + '_ {
+    /// The `k` most recently stored samples, each with its age at `now`.
+    pub fn recent(&self, k: usize, now: u64) -> impl Iterator<Item = Sample> + '_ {
         let skip = self.items.len().saturating_sub(k);
-        self.items.iter().skip(skip).map(|e| &e.0)
+        self.items.iter().skip(skip).map(move |e| Sample {
+            age: now.saturating_sub(e.1),
+            ..e.0
+        })
     }
 }
 
@@ -290,7 +311,11 @@ pub struct LocalView {
 impl LocalView {
     /// Records a reply.
     pub fn put(&mut self, p: LocalPoint) {
-        if let Some(e) = self.points.iter_mut().find(|e| e.dir == p.dir && e.dist == p.dist) {
+        if let Some(e) = self
+            .points
+            .iter_mut()
+            .find(|e| e.dir == p.dir && e.dist == p.dist)
+        {
             *e = p;
         } else {
             self.points.push(p);
@@ -299,13 +324,16 @@ impl LocalView {
 
     /// Points no older than `max_age`.
     pub fn fresh(&self, now: u64, max_age: u64) -> impl Iterator<Item = &LocalPoint> + '_ {
-        self.points.iter().filter(move |p| now.saturating_sub(p.at) <= max_age)
+        self.points
+            .iter()
+            .filter(move |p| now.saturating_sub(p.at) <= max_age)
     }
 
     /// The fresh point at `dir`/`dist`.
     #[must_use]
     pub fn get(&self, dir: Dir, dist: u8, now: u64, max_age: u64) -> Option<&LocalPoint> {
-        self.fresh(now, max_age).find(|p| p.dir == dir && p.dist == dist)
+        self.fresh(now, max_age)
+            .find(|p| p.dir == dir && p.dist == dist)
     }
 
     /// Forgets everything (range moved).

@@ -16,7 +16,12 @@ impl LoadMeter {
     /// A meter of `windows` windows of `window_len` ns (both at least 1).
     #[must_use]
     pub fn new(windows: usize, window_len: u64) -> Self {
-        Self { counts: vec![0.0; windows.max(1)], window_len: window_len.max(1), epoch: 0, cur: 0 }
+        Self {
+            counts: vec![0.0; windows.max(1)],
+            window_len: window_len.max(1),
+            epoch: 0,
+            cur: 0,
+        }
     }
 
     fn advance(&mut self, now: u64) {
@@ -53,7 +58,11 @@ impl LoadMeter {
     /// Scales the recorded windows by `ratio` (the range shrank to `ratio` of its span, so the
     /// history is attributed in proportion). Ratios outside `[0, 1]` are clamped.
     pub fn scale(&mut self, ratio: f64) {
-        let r = if ratio.is_finite() { ratio.clamp(0.0, 1.0) } else { 1.0 };
+        let r = if ratio.is_finite() {
+            ratio.clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
         for c in &mut self.counts {
             *c *= r;
         }

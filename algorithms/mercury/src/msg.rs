@@ -52,6 +52,10 @@ pub struct Sample {
     pub peer: Peer,
     /// The metric value (average node span for [`Metric::NodeCount`], load for [`Metric::Load`]).
     pub value: f64,
+    /// Age of the sample when sent, ns (0 for the answering node's own sample). Samples are
+    /// passed on second-hand, so the receiver dates them by their age, not by their arrival;
+    /// otherwise samples of departed nodes would circulate for ever.
+    pub age: u64,
 }
 
 /// Header of a greedily routed message.
@@ -111,7 +115,6 @@ impl<P: Payload> Routed<P> {
             Routed::Join => 0,
         }
     }
-
 }
 
 /// Why a node hands over part of its range with [`Msg::TakeOver`].
@@ -289,12 +292,13 @@ pub enum Msg<P> {
         /// The requester's load.
         load: f64,
     },
-    /// Range hand-over: the receiver now owns `range` and gets `items`.
+    /// Range hand-over: the receiver adds `moved` (adjacent to its range) and gets `items`.
     TakeOver {
         /// The sender with its new range.
         from: Peer,
-        /// The receiver's new range.
-        range: Interval,
+        /// The part of the sender's range that moves to the receiver (`None`: only neighbour
+        /// information changes). A receiver whose range is not adjacent to it ignores it.
+        moved: Option<Interval>,
         /// Items of the range that moved.
         items: Handoff<P>,
         /// The receiver's new predecessor, when it changes.
@@ -342,9 +346,9 @@ impl<P: Payload> Msg<P> {
             Msg::Spread { body, .. } => HDR + 2 * wire::VALUE + wire::SMALL + body.size_bytes(),
             Msg::LookupReply { .. } => wire::ID + wire::VALUE + wire::PEER + wire::SMALL,
             Msg::CacheAck { .. } => wire::PEER,
-            Msg::Match { publication, subs, .. } => {
-                publication.size_bytes() + subs.size_bytes() + wire::ADDR
-            }
+            Msg::Match {
+                publication, subs, ..
+            } => publication.size_bytes() + subs.size_bytes() + wire::ADDR,
             Msg::RangeReply { items, .. } => {
                 wire::ID
                     + wire::INTERVAL
@@ -353,9 +357,9 @@ impl<P: Payload> Msg<P> {
                     + items.iter().map(Publication::size_bytes).sum::<usize>()
             }
             Msg::JoinRequest | Msg::JoinDenied | Msg::LeaveCheck => 0,
-            Msg::JoinReply { pred, succs, items, .. } => {
-                wire::INTERVAL + opt_peer(pred) + peers(succs) + items.size_bytes()
-            }
+            Msg::JoinReply {
+                pred, succs, items, ..
+            } => wire::INTERVAL + opt_peer(pred) + peers(succs) + items.size_bytes(),
             Msg::StabilizeRequest { .. }
             | Msg::Notify { .. }
             | Msg::Ping { .. }
@@ -366,14 +370,21 @@ impl<P: Payload> Msg<P> {
             Msg::NeighborReply { .. } => wire::ID + wire::SMALL + wire::PEER,
             Msg::WalkRequest { .. } => wire::ADDR + 2 * wire::SMALL,
             Msg::WalkReply { samples, .. } => {
-                wire::SMALL + wire::COUNT + samples.len() * (wire::PEER + wire::METRIC)
+                wire::SMALL + wire::COUNT + samples.len() * (wire::PEER + wire::METRIC + wire::TTL)
             }
             Msg::LocalProbe { .. } => wire::ADDR + 2 * wire::SMALL,
             Msg::LocalReply { .. } => 2 * wire::SMALL + wire::PEER + 2 * wire::METRIC,
             Msg::ShedRequest { .. } => wire::INTERVAL + wire::METRIC,
-            Msg::TakeOver { pred, succs, items, .. } => {
+            Msg::TakeOver {
+                moved,
+                pred,
+                succs,
+                items,
+                ..
+            } => {
                 wire::PEER
-                    + wire::INTERVAL
+                    + wire::SMALL
+                    + if moved.is_some() { wire::INTERVAL } else { 0 }
                     + items.size_bytes()
                     + opt_peer(pred)
                     + peers(succs)

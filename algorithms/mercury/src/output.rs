@@ -28,7 +28,12 @@ pub struct Effects<M, T, E> {
 
 impl<M, T, E> Default for Effects<M, T, E> {
     fn default() -> Self {
-        Self { sends: Vec::new(), timers: Vec::new(), cancels: Vec::new(), events: Vec::new() }
+        Self {
+            sends: Vec::new(),
+            timers: Vec::new(),
+            cancels: Vec::new(),
+            events: Vec::new(),
+        }
     }
 }
 

@@ -73,7 +73,11 @@ impl SubSeqs {
     /// A list holding `seq`.
     #[must_use]
     pub fn one(seq: u32) -> Self {
-        Self { n: 1, inline: [seq, 0, 0], more: Vec::new() }
+        Self {
+            n: 1,
+            inline: [seq, 0, 0],
+            more: Vec::new(),
+        }
     }
 
     /// Appends a sequence number.
@@ -100,7 +104,10 @@ impl SubSeqs {
 
     /// The entries, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.inline[..usize::from(self.n)].iter().copied().chain(self.more.iter().copied())
+        self.inline[..usize::from(self.n)]
+            .iter()
+            .copied()
+            .chain(self.more.iter().copied())
     }
 
     /// Encoded size: count prefix and 4 bytes per entry.
@@ -131,7 +138,10 @@ pub struct Handoff<P> {
 
 impl<P> Default for Handoff<P> {
     fn default() -> Self {
-        Self { pubs: Vec::new(), subs: Vec::new() }
+        Self {
+            pubs: Vec::new(),
+            subs: Vec::new(),
+        }
     }
 }
 
@@ -141,7 +151,11 @@ impl<P: Payload> Handoff<P> {
     pub fn size_bytes(&self) -> usize {
         2 * wire::COUNT
             + self.pubs.iter().map(Publication::size_bytes).sum::<usize>()
-            + self.subs.iter().map(Subscription::size_bytes).sum::<usize>()
+            + self
+                .subs
+                .iter()
+                .map(Subscription::size_bytes)
+                .sum::<usize>()
     }
 
     /// Number of items.
@@ -168,7 +182,10 @@ pub struct SoftStore<P> {
 
 impl<P> Default for SoftStore<P> {
     fn default() -> Self {
-        Self { pubs: Vec::new(), subs: Vec::new() }
+        Self {
+            pubs: Vec::new(),
+            subs: Vec::new(),
+        }
     }
 }
 
@@ -187,12 +204,18 @@ impl<P: Clone> SoftStore<P> {
 
     /// Live publications at `now`.
     pub fn live_publications(&self, now: u64) -> impl Iterator<Item = &Publication<P>> + '_ {
-        self.pubs.iter().filter(move |s| s.death > now).map(|s| &s.item)
+        self.pubs
+            .iter()
+            .filter(move |s| s.death > now)
+            .map(|s| &s.item)
     }
 
     /// Live subscriptions at `now`.
     pub fn live_subscriptions(&self, now: u64) -> impl Iterator<Item = &Subscription<P>> + '_ {
-        self.subs.iter().filter(move |s| s.death > now).map(|s| &s.item)
+        self.subs
+            .iter()
+            .filter(move |s| s.death > now)
+            .map(|s| &s.item)
     }
 
     /// Stores `p` until `now + p.ttl`. Returns `false` (and stores nothing) when a live copy of
@@ -203,10 +226,16 @@ impl<P: Clone> SoftStore<P> {
             if s.death > now {
                 return false;
             }
-            *s = Stored { item: p.clone(), death };
+            *s = Stored {
+                item: p.clone(),
+                death,
+            };
             return true;
         }
-        self.pubs.push(Stored { item: p.clone(), death });
+        self.pubs.push(Stored {
+            item: p.clone(),
+            death,
+        });
         true
     }
 
@@ -217,10 +246,16 @@ impl<P: Clone> SoftStore<P> {
             if e.death > now {
                 return false;
             }
-            *e = Stored { item: s.clone(), death };
+            *e = Stored {
+                item: s.clone(),
+                death,
+            };
             return true;
         }
-        self.subs.push(Stored { item: s.clone(), death });
+        self.subs.push(Stored {
+            item: s.clone(),
+            death,
+        });
         true
     }
 

@@ -39,7 +39,10 @@ impl Interval {
     /// The whole ring, starting at `lo`.
     #[must_use]
     pub const fn full(lo: Value) -> Self {
-        Self { lo, hi: lo.wrapping_sub(1) }
+        Self {
+            lo,
+            hi: lo.wrapping_sub(1),
+        }
     }
 
     /// Whether this arc covers the whole ring.
@@ -106,7 +109,10 @@ impl Interval {
         if off == 0 || off > self.hi.wrapping_sub(self.lo) {
             return None;
         }
-        Some((Interval::new(self.lo, at.wrapping_sub(1)), Interval::new(at, self.hi)))
+        Some((
+            Interval::new(self.lo, at.wrapping_sub(1)),
+            Interval::new(at, self.hi),
+        ))
     }
 
     /// Splits at the midpoint into (lower half, upper half); `None` for a single value.
@@ -121,7 +127,11 @@ impl Interval {
     pub const fn clip_from(&self, from: Value, stop: Value) -> Interval {
         let end_self = self.hi.wrapping_sub(from);
         let end_stop = stop.wrapping_sub(from);
-        let end = if end_self < end_stop { end_self } else { end_stop };
+        let end = if end_self < end_stop {
+            end_self
+        } else {
+            end_stop
+        };
         Interval::new(from, from.wrapping_add(end))
     }
 
@@ -132,7 +142,11 @@ impl Interval {
     pub fn equal_part(n: usize, i: usize) -> Interval {
         let start = |j: usize| ((j as u128 * SPACE) / n.max(1) as u128) as u64;
         let lo = start(i);
-        let hi = if i + 1 >= n { u64::MAX } else { start(i + 1).wrapping_sub(1) };
+        let hi = if i + 1 >= n {
+            u64::MAX
+        } else {
+            start(i + 1).wrapping_sub(1)
+        };
         Interval::new(lo, hi)
     }
 }

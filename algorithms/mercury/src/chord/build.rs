@@ -23,7 +23,10 @@ pub fn static_ring(
     if members.is_empty() {
         return Err(CallError::BadRing("no members"));
     }
-    let mut ring: Vec<ChordPeer> = members.iter().map(|&(addr, id)| ChordPeer { addr, id }).collect();
+    let mut ring: Vec<ChordPeer> = members
+        .iter()
+        .map(|&(addr, id)| ChordPeer { addr, id })
+        .collect();
     ring.sort_by_key(|p| p.id);
     if ring.windows(2).any(|w| w[0].id == w[1].id) {
         return Err(CallError::BadRing("duplicate identifiers"));
@@ -37,13 +40,20 @@ pub fn static_ring(
     for &(_, id) in members {
         let i = ring.partition_point(|p| p.id < id);
         let me = ring[i];
-        let mut node = ChordNode::with_id(me.addr, me.id, Arc::clone(&cfg), hash_key(seed ^ hash_key(u64::from(me.addr))))?;
+        let mut node = ChordNode::with_id(
+            me.addr,
+            me.id,
+            Arc::clone(&cfg),
+            hash_key(seed ^ hash_key(u64::from(me.addr))),
+        )?;
         if n == 1 {
             node.install(None, Vec::new(), vec![None; 64]);
             nodes.push(node);
             continue;
         }
-        let succs: Vec<ChordPeer> = (1..=cfg.successors.min(n - 1)).map(|d| ring[(i + d) % n]).collect();
+        let succs: Vec<ChordPeer> = (1..=cfg.successors.min(n - 1))
+            .map(|d| ring[(i + d) % n])
+            .collect();
         let pred = Some(ring[(i + n - 1) % n]);
         let dist = succs[0].id.wrapping_sub(me.id);
         let fingers = (0..64u32)

@@ -90,7 +90,12 @@ impl ChordNode {
     ///
     /// # Errors
     /// Invalid configuration.
-    pub fn with_id(addr: Addr, id: Value, cfg: Arc<ChordConfig>, seed: u64) -> Result<Self, ConfigError> {
+    pub fn with_id(
+        addr: Addr,
+        id: Value,
+        cfg: Arc<ChordConfig>,
+        seed: u64,
+    ) -> Result<Self, ConfigError> {
         cfg.validate()?;
         Ok(Self {
             cfg,
@@ -147,7 +152,12 @@ impl ChordNode {
     }
 
     /// Installs ring state directly (static rings).
-    pub(crate) fn install(&mut self, pred: Option<ChordPeer>, succs: Vec<ChordPeer>, fingers: Vec<Option<ChordPeer>>) {
+    pub(crate) fn install(
+        &mut self,
+        pred: Option<ChordPeer>,
+        succs: Vec<ChordPeer>,
+        fingers: Vec<Option<ChordPeer>>,
+    ) {
         self.phase = ChordPhase::Member;
         self.pred = pred;
         self.succs = succs;
@@ -175,7 +185,12 @@ impl ChordNode {
     ///
     /// # Errors
     /// [`CallError::AlreadyJoined`].
-    pub fn join(&mut self, now: u64, contact: Addr, out: &mut ChordOutput) -> Result<(), CallError> {
+    pub fn join(
+        &mut self,
+        now: u64,
+        contact: Addr,
+        out: &mut ChordOutput,
+    ) -> Result<(), CallError> {
         if matches!(self.phase, ChordPhase::Member | ChordPhase::Joining) {
             return Err(CallError::AlreadyJoined);
         }
@@ -208,7 +223,12 @@ impl ChordNode {
     ///
     /// # Errors
     /// [`CallError::NotJoined`].
-    pub fn lookup(&mut self, now: u64, key: Value, out: &mut ChordOutput) -> Result<u32, CallError> {
+    pub fn lookup(
+        &mut self,
+        now: u64,
+        key: Value,
+        out: &mut ChordOutput,
+    ) -> Result<u32, CallError> {
         if self.phase != ChordPhase::Member {
             return Err(CallError::NotJoined);
         }
@@ -230,7 +250,11 @@ impl ChordNode {
         if self.phase != ChordPhase::Member {
             return Err(CallError::NotJoined);
         }
-        let msg = ChordMsg::Leave { me: self.me, pred: self.pred, succs: self.succs.clone() };
+        let msg = ChordMsg::Leave {
+            me: self.me,
+            pred: self.pred,
+            succs: self.succs.clone(),
+        };
         if let Some(s) = self.succs.first() {
             out.send(s.addr, msg.clone());
         }
@@ -238,7 +262,11 @@ impl ChordNode {
             out.send(p.addr, msg);
         }
         self.phase = ChordPhase::Left;
-        for t in [ChordTimer::Stabilize, ChordTimer::FixFingers, ChordTimer::CheckPred] {
+        for t in [
+            ChordTimer::Stabilize,
+            ChordTimer::FixFingers,
+            ChordTimer::CheckPred,
+        ] {
             out.cancel(t);
         }
         out.event(ChordEvent::Left);
@@ -266,7 +294,8 @@ impl ChordNode {
         for &p in cands {
             if p.addr != self.me.addr
                 && in_open(self.me.id, p.id, key)
-                && best.is_none_or(|b| p.id.wrapping_sub(self.me.id) > b.id.wrapping_sub(self.me.id))
+                && best
+                    .is_none_or(|b| p.id.wrapping_sub(self.me.id) > b.id.wrapping_sub(self.me.id))
             {
                 best = Some(p);
             }
@@ -289,13 +318,25 @@ impl ChordNode {
     ) {
         let owns = last
             || self.succs.is_empty()
-            || self.pred.is_some_and(|p| in_half_open(p.id, key, self.me.id));
+            || self
+                .pred
+                .is_some_and(|p| in_half_open(p.id, key, self.me.id));
         if owns {
             let owner = self.me;
             if origin == self.me.addr {
                 self.on_reply(now, id, key, owner, hops, issued_at, purpose, out);
             } else {
-                out.send(origin, ChordMsg::LookupReply { id, key, owner, hops, issued_at, purpose });
+                out.send(
+                    origin,
+                    ChordMsg::LookupReply {
+                        id,
+                        key,
+                        owner,
+                        hops,
+                        issued_at,
+                        purpose,
+                    },
+                );
             }
             return;
         }
@@ -307,9 +348,23 @@ impl ChordNode {
         let (to, last) = if in_half_open(self.me.id, key, succ.id) {
             (succ.addr, true)
         } else {
-            (self.closest_preceding(key).map_or(succ.addr, |p| p.addr), false)
+            (
+                self.closest_preceding(key).map_or(succ.addr, |p| p.addr),
+                false,
+            )
         };
-        out.send(to, ChordMsg::Lookup { key, origin, hops: hops + 1, issued_at, id, purpose, last });
+        out.send(
+            to,
+            ChordMsg::Lookup {
+                key,
+                origin,
+                hops: hops + 1,
+                issued_at,
+                id,
+                purpose,
+                last,
+            },
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -368,14 +423,21 @@ impl ChordNode {
         }
     }
 
-    fn on_pred_reply(&mut self, s: ChordPeer, pred: Option<ChordPeer>, succs: &[ChordPeer], out: &mut ChordOutput) {
+    fn on_pred_reply(
+        &mut self,
+        s: ChordPeer,
+        pred: Option<ChordPeer>,
+        succs: &[ChordPeer],
+        out: &mut ChordOutput,
+    ) {
         if self.succs.first().is_none_or(|x| x.addr != s.addr) {
             return;
         }
         self.stabilize_pending = false;
         self.missed = 0;
         let mut list = Vec::with_capacity(self.cfg.successors);
-        if let Some(p) = pred.filter(|p| p.addr != self.me.addr && in_open(self.me.id, p.id, s.id)) {
+        if let Some(p) = pred.filter(|p| p.addr != self.me.addr && in_open(self.me.id, p.id, s.id))
+        {
             list.push(p);
         }
         list.push(s);
@@ -393,7 +455,9 @@ impl ChordNode {
     }
 
     fn fix_fingers(&mut self, now: u64, out: &mut ChordOutput) {
-        let Some(succ) = self.succs.first().copied() else { return };
+        let Some(succ) = self.succs.first().copied() else {
+            return;
+        };
         let dist = succ.id.wrapping_sub(self.me.id);
         for i in 0..64u8 {
             let off = 1u64 << i;
@@ -408,17 +472,36 @@ impl ChordNode {
     /// Handles a message.
     pub fn handle_message(&mut self, now: u64, from: Addr, msg: ChordMsg, out: &mut ChordOutput) {
         match msg {
-            ChordMsg::Lookup { key, origin, hops, issued_at, id, purpose, last } => {
+            ChordMsg::Lookup {
+                key,
+                origin,
+                hops,
+                issued_at,
+                id,
+                purpose,
+                last,
+            } => {
                 if self.phase == ChordPhase::Member {
                     self.route(now, key, origin, hops, issued_at, id, purpose, last, out);
                 }
             }
-            ChordMsg::LookupReply { id, key, owner, hops, issued_at, purpose } => {
+            ChordMsg::LookupReply {
+                id,
+                key,
+                owner,
+                hops,
+                issued_at,
+                purpose,
+            } => {
                 self.on_reply(now, id, key, owner, hops, issued_at, purpose, out);
             }
             ChordMsg::GetPred { me } => {
                 if self.phase == ChordPhase::Member {
-                    let reply = ChordMsg::PredReply { me: self.me, pred: self.pred, succs: self.succs.clone() };
+                    let reply = ChordMsg::PredReply {
+                        me: self.me,
+                        pred: self.pred,
+                        succs: self.succs.clone(),
+                    };
                     out.send(me.addr, reply);
                 }
             }
@@ -431,7 +514,10 @@ impl ChordNode {
                     self.pred = Some(me);
                     self.pred_pinged = false;
                 }
-                if self.phase == ChordPhase::Member && self.succs.is_empty() && me.addr != self.me.addr {
+                if self.phase == ChordPhase::Member
+                    && self.succs.is_empty()
+                    && me.addr != self.me.addr
+                {
                     self.succs.push(me);
                 }
             }
@@ -446,7 +532,10 @@ impl ChordNode {
                     self.pred = pred.filter(|p| p.addr != self.me.addr);
                 }
                 if self.succs.first().is_some_and(|s| s.addr == me.addr) {
-                    self.succs = succs.into_iter().filter(|p| p.addr != self.me.addr).collect();
+                    self.succs = succs
+                        .into_iter()
+                        .filter(|p| p.addr != self.me.addr)
+                        .collect();
                 }
                 self.notify_unreachable(me.addr);
             }

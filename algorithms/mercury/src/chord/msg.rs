@@ -109,7 +109,9 @@ impl ChordMsg {
         let opt = |p: &Option<ChordPeer>| wire::SMALL + if p.is_some() { CHORD_PEER } else { 0 };
         let list = |v: &[ChordPeer]| wire::COUNT + v.len() * CHORD_PEER;
         let body = match self {
-            ChordMsg::Lookup { .. } => CHORD_ID + wire::ADDR + wire::SMALL + wire::ID + 2 * wire::SMALL,
+            ChordMsg::Lookup { .. } => {
+                CHORD_ID + wire::ADDR + wire::SMALL + wire::ID + 2 * wire::SMALL
+            }
             ChordMsg::LookupReply { .. } => wire::ID + CHORD_ID + CHORD_PEER + 2 * wire::SMALL,
             ChordMsg::GetPred { .. } | ChordMsg::Notify { .. } => CHORD_PEER,
             ChordMsg::PredReply { pred, succs, .. } => CHORD_PEER + opt(pred) + list(succs),
@@ -123,8 +125,14 @@ impl ChordMsg {
     #[must_use]
     pub fn category(&self) -> Category {
         match self {
-            ChordMsg::Lookup { purpose: Purpose::User, .. }
-            | ChordMsg::LookupReply { purpose: Purpose::User, .. } => Category::Routing,
+            ChordMsg::Lookup {
+                purpose: Purpose::User,
+                ..
+            }
+            | ChordMsg::LookupReply {
+                purpose: Purpose::User,
+                ..
+            } => Category::Routing,
             _ => Category::Maintenance,
         }
     }
@@ -232,10 +240,16 @@ impl ChordConfig {
             }
         }
         if self.successors == 0 {
-            return Err(ConfigError::Invalid { field: "successors", why: "must be at least 1" });
+            return Err(ConfigError::Invalid {
+                field: "successors",
+                why: "must be at least 1",
+            });
         }
         if self.max_hops == 0 {
-            return Err(ConfigError::Invalid { field: "max_hops", why: "must be at least 1" });
+            return Err(ConfigError::Invalid {
+                field: "max_hops",
+                why: "must be at least 1",
+            });
         }
         Ok(())
     }

@@ -53,9 +53,10 @@ impl<P: Payload> MercuryNode<P> {
         if !self.cfg.load_balance || self.phase != Phase::Member || self.lb.busy {
             return;
         }
-        let (Some((pa, pl)), Some((sa, sl))) =
-            (self.neighbour_load(Dir::Pred, now), self.neighbour_load(Dir::Succ, now))
-        else {
+        let (Some((pa, pl)), Some((sa, sl))) = (
+            self.neighbour_load(Dir::Pred, now),
+            self.neighbour_load(Dir::Succ, now),
+        ) else {
             return;
         };
         let my = self.meter.load(now);
@@ -67,7 +68,13 @@ impl<P: Payload> MercuryNode<P> {
                 .filter(|&(_, l)| l > 0.0 && l > delta * my)
                 .max_by(|a, b| a.1.total_cmp(&b.1));
             if let Some((a, _)) = heavier {
-                out.send(a, Msg::ShedRequest { range: self.range, load: my });
+                out.send(
+                    a,
+                    Msg::ShedRequest {
+                        range: self.range,
+                        load: my,
+                    },
+                );
                 return;
             }
         }
@@ -75,7 +82,9 @@ impl<P: Payload> MercuryNode<P> {
             return;
         }
         // Step 2: heavy relative to the sampled average, and no neighbour can take load.
-        let Some(avg) = self.average_load() else { return };
+        let Some(avg) = self.average_load() else {
+            return;
+        };
         if my <= 0.0 || my < delta * avg {
             return;
         }
@@ -117,7 +126,9 @@ impl<P: Payload> MercuryNode<P> {
         out.send(c, Msg::LeaveJoinRequest { load: my });
         out.set_timer(
             now + self.cfg.lb_request_timeout,
-            Timer::LeaveJoinTimeout { round: self.lb.round },
+            Timer::LeaveJoinTimeout {
+                round: self.lb.round,
+            },
         );
     }
 
@@ -135,7 +146,7 @@ impl<P: Payload> MercuryNode<P> {
             return;
         }
         let my = self.meter.load(now);
-        if !(my > self.cfg.lb_delta * load) {
+        if my.is_nan() || my <= self.cfg.lb_delta * load {
             return;
         }
         let len = self.range.len();
@@ -147,28 +158,42 @@ impl<P: Payload> MercuryNode<P> {
         let r = self.range;
         let (moved, mine, theirs) = if self.pred.is_some_and(|p| p.peer.addr == from) {
             let moved = Interval::new(r.lo, r.lo.wrapping_add(give - 1));
-            (moved, Interval::new(moved.hi.wrapping_add(1), r.hi), Interval::new(range.lo, moved.hi))
+            (
+                moved,
+                Interval::new(moved.hi.wrapping_add(1), r.hi),
+                Interval::new(range.lo, moved.hi),
+            )
         } else if self.succs.first().is_some_and(|s| s.peer.addr == from) {
             let moved = Interval::new(r.hi.wrapping_sub(give - 1), r.hi);
-            (moved, Interval::new(r.lo, moved.lo.wrapping_sub(1)), Interval::new(moved.lo, range.hi))
+            (
+                moved,
+                Interval::new(r.lo, moved.lo.wrapping_sub(1)),
+                Interval::new(moved.lo, range.hi),
+            )
         } else {
             return;
         };
         let items = self.store.handoff(&moved, now);
         self.set_range(mine, out);
-        self.learn(Peer { addr: from, range: theirs });
+        self.learn(Peer {
+            addr: from,
+            range: theirs,
+        });
         out.send(
             from,
             Msg::TakeOver {
                 from: self.me(),
-                range: theirs,
+                moved: Some(moved),
                 items,
                 pred: None,
                 succs: Vec::new(),
                 reason: TakeOverReason::Shed,
             },
         );
-        out.event(Event::LoadBalance { leave_join: false, peer: from });
+        out.event(Event::LoadBalance {
+            leave_join: false,
+            peer: from,
+        });
     }
 
     /// Step 2 at a light node: accept unless busy, unstable, not light enough, a neighbour would
@@ -200,7 +225,7 @@ impl<P: Payload> MercuryNode<P> {
             && delta * my <= load
             && neighbours_ok
             && heavy != self.addr
-            && !self.succs.first().is_some_and(|s| s.peer.addr == heavy);
+            && self.succs.first().is_none_or(|s| s.peer.addr != heavy);
         let Some(s) = self.succs.first().map(|l| l.peer.addr).filter(|_| accept) else {
             out.send(heavy, Msg::LeaveJoinReply { accepted: false });
             return;
@@ -209,7 +234,12 @@ impl<P: Payload> MercuryNode<P> {
         self.lb.pending_heavy = Some((heavy, load));
         self.lb.round = self.lb.round.wrapping_add(1);
         out.send(s, Msg::LeaveCheck);
-        out.set_timer(now + self.cfg.lb_request_timeout, Timer::LeaveJoinTimeout { round: self.lb.round });
+        out.set_timer(
+            now + self.cfg.lb_request_timeout,
+            Timer::LeaveJoinTimeout {
+                round: self.lb.round,
+            },
+        );
     }
 
     /// Our predecessor wants to leave: agree unless busy or recently notified of a leave.
@@ -221,7 +251,9 @@ impl<P: Payload> MercuryNode<P> {
     /// The successor answered: on yes, agree with the heavy node and hand the upper half of our
     /// range to the successor now; the lower half goes to the predecessor after the re-join delay.
     pub(super) fn on_leave_check_reply(&mut self, now: u64, ok: bool, out: &mut Output<P>) {
-        let Some((heavy, _)) = self.lb.pending_heavy.take() else { return };
+        let Some((heavy, _)) = self.lb.pending_heavy.take() else {
+            return;
+        };
         let split = self.range.split_mid();
         let succ = self.succs.first().map(|l| l.peer);
         let (Some((lower, upper)), Some(s), true, Phase::Member) = (split, succ, ok, self.phase)
@@ -231,15 +263,22 @@ impl<P: Payload> MercuryNode<P> {
             return;
         };
         out.send(heavy, Msg::LeaveJoinReply { accepted: true });
-        out.event(Event::LoadBalance { leave_join: true, peer: heavy });
+        out.event(Event::LoadBalance {
+            leave_join: true,
+            peer: heavy,
+        });
         let grown = Interval::new(upper.lo, s.range.hi);
         let items = self.store.handoff(&upper, now);
-        let me_lower = Peer { addr: self.addr, range: lower };
+        let moved = Some(upper);
+        let me_lower = Peer {
+            addr: self.addr,
+            range: lower,
+        };
         out.send(
             s.addr,
             Msg::TakeOver {
                 from: me_lower,
-                range: grown,
+                moved,
                 items,
                 pred: Some(me_lower),
                 succs: Vec::new(),
@@ -260,14 +299,13 @@ impl<P: Payload> MercuryNode<P> {
         }
         let heavy = self.lb.rejoin_at.take();
         if let Some(p) = self.predecessor() {
-            let grown = Interval::new(p.range.lo, self.range.hi);
             let items = self.store.handoff(&self.range, now);
             let succs: Vec<Peer> = self.successors().collect();
             out.send(
                 p.addr,
                 Msg::TakeOver {
                     from: self.me(),
-                    range: grown,
+                    moved: Some(self.range),
                     items,
                     pred: None,
                     succs,
@@ -280,8 +318,12 @@ impl<P: Payload> MercuryNode<P> {
         match heavy {
             Some(h) => {
                 self.phase = Phase::Joining;
-                self.join_state =
-                    Some(JoinState { contact: h, target: None, attempts: 1, delay: self.cfg.join_retry });
+                self.join_state = Some(JoinState {
+                    contact: h,
+                    target: None,
+                    attempts: 1,
+                    delay: self.cfg.join_retry,
+                });
                 out.send(h, Msg::JoinRequest);
                 out.set_timer(now + self.cfg.join_retry, Timer::JoinRetry);
             }
@@ -309,9 +351,14 @@ impl<P: Payload> MercuryNode<P> {
             self.lb.round = self.lb.round.wrapping_add(1);
             out.set_timer(
                 now + self.cfg.lb_rejoin_delay + self.cfg.lb_request_timeout,
-                Timer::LeaveJoinTimeout { round: self.lb.round },
+                Timer::LeaveJoinTimeout {
+                    round: self.lb.round,
+                },
             );
-            out.event(Event::LoadBalance { leave_join: true, peer: from });
+            out.event(Event::LoadBalance {
+                leave_join: true,
+                peer: from,
+            });
         } else {
             self.lb.busy = false;
             let my = self.meter.load(now);

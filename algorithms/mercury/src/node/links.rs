@@ -5,8 +5,8 @@ use rand::RngExt;
 
 use crate::Addr;
 use crate::config::Estimation;
-use crate::msg::{Dir, Metric, Msg, Peer, RouteHeader, Routed, Sample};
 use crate::estimate::LocalPoint;
+use crate::msg::{Dir, Metric, Msg, Peer, RouteHeader, Routed, Sample};
 use crate::output::{Output, Timer};
 use crate::value::{Interval, Value};
 use crate::wire::Payload;
@@ -31,7 +31,9 @@ impl<P: Payload> MercuryNode<P> {
     pub(super) fn rank_to_value(&self, d: u64) -> Option<Value> {
         match self.cfg.estimation {
             Estimation::Oracle => self.oracle.as_ref()?.value_at_rank(self.range.lo, d),
-            _ => self.hist.value_at_rank(self.range.hi, d as f64, &self.cfg.quirks),
+            _ => self
+                .hist
+                .value_at_rank(self.range.hi, d as f64, &self.cfg.quirks),
         }
     }
 
@@ -77,7 +79,9 @@ impl<P: Payload> MercuryNode<P> {
         }
         for _ in 0..self.cfg.long_link_draws {
             let d = self.harmonic();
-            let Some(v) = self.rank_to_value(d) else { break };
+            let Some(v) = self.rank_to_value(d) else {
+                break;
+            };
             if self.range.contains(v) {
                 continue;
             }
@@ -85,12 +89,24 @@ impl<P: Payload> MercuryNode<P> {
             s.pending = true;
             s.round = s.round.wrapping_add(1);
             let round = s.round;
-            let hdr = RouteHeader { target: v, origin: self.addr, hops: 0, issued_at: now };
-            let body = Routed::Neighbor { epoch: self.epoch, slot: slot as u16, range: self.range };
+            let hdr = RouteHeader {
+                target: v,
+                origin: self.addr,
+                hops: 0,
+                issued_at: now,
+            };
+            let body = Routed::Neighbor {
+                epoch: self.epoch,
+                slot: slot as u16,
+                range: self.range,
+            };
             self.on_route(now, hdr, body, out);
             out.set_timer(
                 now + self.cfg.long_link_timeout,
-                Timer::LongLinkTimeout { slot: slot as u16, round },
+                Timer::LongLinkTimeout {
+                    slot: slot as u16,
+                    round,
+                },
             );
             return;
         }
@@ -109,7 +125,11 @@ impl<P: Payload> MercuryNode<P> {
 
     pub(super) fn on_link_timeout(&mut self, now: u64, slot: u16, round: u32, out: &mut Output<P>) {
         let i = usize::from(slot);
-        if self.long.get(i).is_some_and(|s| s.pending && s.round == round) {
+        if self
+            .long
+            .get(i)
+            .is_some_and(|s| s.pending && s.round == round)
+        {
             self.start_draw(now, i, out);
         }
     }
@@ -127,8 +147,18 @@ impl<P: Payload> MercuryNode<P> {
         if origin == self.addr {
             return;
         }
-        out.send(origin, Msg::NeighborReply { epoch, slot, owner: self.me() });
-        let peer = Peer { addr: origin, range };
+        out.send(
+            origin,
+            Msg::NeighborReply {
+                epoch,
+                slot,
+                owner: self.me(),
+            },
+        );
+        let peer = Peer {
+            addr: origin,
+            range,
+        };
         if let Some(l) = self.rev.iter_mut().find(|l| l.peer.addr == origin) {
             *l = Link { peer, heard: now };
         } else {
@@ -148,12 +178,17 @@ impl<P: Payload> MercuryNode<P> {
         if epoch != self.epoch || owner.addr == self.addr || !self.serving() {
             return;
         }
-        let Some(s) = self.long.get_mut(i) else { return };
+        let Some(s) = self.long.get_mut(i) else {
+            return;
+        };
         if !s.pending {
             return;
         }
         s.pending = false;
-        s.link = Some(Link { peer: owner, heard: now });
+        s.link = Some(Link {
+            peer: owner,
+            heard: now,
+        });
         s.link_epoch = epoch;
         self.learn(owner);
     }
@@ -188,10 +223,24 @@ impl<P: Payload> MercuryNode<P> {
             return;
         }
         if let Some(s) = self.succs.first() {
-            out.send(s.peer.addr, Msg::LocalProbe { origin: self.addr, dir: Dir::Succ, left });
+            out.send(
+                s.peer.addr,
+                Msg::LocalProbe {
+                    origin: self.addr,
+                    dir: Dir::Succ,
+                    left,
+                },
+            );
         }
         if let Some(p) = self.pred {
-            out.send(p.peer.addr, Msg::LocalProbe { origin: self.addr, dir: Dir::Pred, left });
+            out.send(
+                p.peer.addr,
+                Msg::LocalProbe {
+                    origin: self.addr,
+                    dir: Dir::Pred,
+                    left,
+                },
+            );
         }
     }
 
@@ -210,7 +259,13 @@ impl<P: Payload> MercuryNode<P> {
         let load = self.meter.load(now);
         out.send(
             origin,
-            Msg::LocalReply { dir, dist, peer: self.me(), span: self.range.len() as f64, load },
+            Msg::LocalReply {
+                dir,
+                dist,
+                peer: self.me(),
+                span: self.range.len() as f64,
+                load,
+            },
         );
         if left > 1 {
             let next = match dir {
@@ -218,7 +273,14 @@ impl<P: Payload> MercuryNode<P> {
                 Dir::Pred => self.pred.map(|l| l.peer.addr),
             };
             if let Some(a) = next.filter(|&a| a != origin) {
-                out.send(a, Msg::LocalProbe { origin, dir, left: left - 1 });
+                out.send(
+                    a,
+                    Msg::LocalProbe {
+                        origin,
+                        dir,
+                        left: left - 1,
+                    },
+                );
             }
         }
     }
@@ -233,7 +295,14 @@ impl<P: Payload> MercuryNode<P> {
         load: f64,
     ) {
         self.learn(peer);
-        self.local.put(LocalPoint { dir, dist, peer, span, load, at: now });
+        self.local.put(LocalPoint {
+            dir,
+            dist,
+            peer,
+            span,
+            load,
+            at: now,
+        });
     }
 
     // ----------------------------------------------------------------- random walks
@@ -253,14 +322,25 @@ impl<P: Payload> MercuryNode<P> {
     }
 
     fn walk_ttl(&self) -> u8 {
-        let l = if self.n_hat > 1.0 { self.n_hat.log2().floor() } else { 0.0 };
+        let l = if self.n_hat > 1.0 {
+            self.n_hat.log2().floor()
+        } else {
+            0.0
+        };
         (l as u8).saturating_add(1)
     }
 
     pub(super) fn start_walk(&mut self, _now: u64, metric: Metric, out: &mut Output<P>) {
         if let Some(a) = self.random_long() {
             let ttl = self.walk_ttl();
-            out.send(a, Msg::WalkRequest { origin: self.addr, metric, ttl });
+            out.send(
+                a,
+                Msg::WalkRequest {
+                    origin: self.addr,
+                    metric,
+                    ttl,
+                },
+            );
         }
     }
 
@@ -269,7 +349,11 @@ impl<P: Payload> MercuryNode<P> {
             Metric::NodeCount => self.local_avg_span(now),
             Metric::Load => self.local_avg_load(now),
         };
-        Sample { peer: self.me(), value }
+        Sample {
+            peer: self.me(),
+            value,
+            age: 0,
+        }
     }
 
     pub(super) fn on_walk_request(
@@ -292,7 +376,14 @@ impl<P: Payload> MercuryNode<P> {
         if ttl > 1
             && let Some(a) = self.random_long()
         {
-            out.send(a, Msg::WalkRequest { origin, metric, ttl: ttl - 1 });
+            out.send(
+                a,
+                Msg::WalkRequest {
+                    origin,
+                    metric,
+                    ttl: ttl - 1,
+                },
+            );
             return;
         }
         let mut samples = Vec::with_capacity(self.cfg.walk_samples + 1);
@@ -301,7 +392,10 @@ impl<P: Payload> MercuryNode<P> {
             Metric::NodeCount => &self.nc_samples,
             Metric::Load => &self.load_samples,
         };
-        samples.extend(set.recent(self.cfg.walk_samples).filter(|s| s.peer.addr != origin));
+        samples.extend(
+            set.recent(self.cfg.walk_samples, now)
+                .filter(|s| s.peer.addr != origin),
+        );
         out.send(origin, Msg::WalkReply { metric, samples });
     }
 
@@ -315,6 +409,7 @@ impl<P: Payload> MercuryNode<P> {
                 Metric::Load => self.load_samples.put(*s, now),
             }
         }
+        self.nc_samples.expire(now, self.cfg.node_count_sample_life);
         self.load_samples.expire(now, self.cfg.load_sample_life);
     }
 

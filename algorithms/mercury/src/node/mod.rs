@@ -230,10 +230,22 @@ impl<P: Payload> MercuryNode<P> {
     pub fn handle_message(&mut self, now: u64, from: Addr, msg: Msg<P>, out: &mut Output<P>) {
         match msg {
             Msg::Route { hdr, body } => self.on_route(now, hdr, body, out),
-            Msg::Spread { hdr, cur, stop, spread_hops, body } => {
+            Msg::Spread {
+                hdr,
+                cur,
+                stop,
+                spread_hops,
+                body,
+            } => {
                 self.on_spread(now, hdr, cur, stop, spread_hops, body, out);
             }
-            Msg::LookupReply { id, key, owner, hops, issued_at } => {
+            Msg::LookupReply {
+                id,
+                key,
+                owner,
+                hops,
+                issued_at,
+            } => {
                 self.cache.insert(owner);
                 out.event(crate::Event::LookupDone {
                     id,
@@ -248,14 +260,33 @@ impl<P: Payload> MercuryNode<P> {
                     self.cache.insert(owner);
                 }
             }
-            Msg::Match { publication, subs, rendezvous } => {
-                out.event(crate::Event::Matched { publication, subs, rendezvous });
+            Msg::Match {
+                publication,
+                subs,
+                rendezvous,
+            } => {
+                out.event(crate::Event::Matched {
+                    publication,
+                    subs,
+                    rendezvous,
+                });
             }
-            Msg::RangeReply { id, part, items, hops, issued_at: _ } => {
+            Msg::RangeReply {
+                id,
+                part,
+                items,
+                hops,
+                issued_at: _,
+            } => {
                 self.on_range_reply(now, from, id, part, items, hops, out);
             }
             Msg::JoinRequest => self.on_join_request(now, from, out),
-            Msg::JoinReply { range, pred, succs, items } => {
+            Msg::JoinReply {
+                range,
+                pred,
+                succs,
+                items,
+            } => {
                 self.on_join_reply(now, from, range, pred, &succs, &items, out);
             }
             Msg::JoinDenied => {}
@@ -269,19 +300,36 @@ impl<P: Payload> MercuryNode<P> {
             Msg::NeighborReply { epoch, slot, owner } => {
                 self.on_neighbor_reply(now, epoch, slot, owner, out);
             }
-            Msg::WalkRequest { origin, metric, ttl } => {
+            Msg::WalkRequest {
+                origin,
+                metric,
+                ttl,
+            } => {
                 self.on_walk_request(now, from, origin, metric, ttl, out);
             }
             Msg::WalkReply { metric, samples } => self.on_walk_reply(now, metric, &samples),
             Msg::LocalProbe { origin, dir, left } => {
                 self.on_local_probe(now, origin, dir, left, out);
             }
-            Msg::LocalReply { dir, dist, peer, span, load } => {
+            Msg::LocalReply {
+                dir,
+                dist,
+                peer,
+                span,
+                load,
+            } => {
                 self.on_local_reply(now, dir, dist, peer, span, load);
             }
             Msg::ShedRequest { range, load } => self.on_shed_request(now, from, range, load, out),
-            Msg::TakeOver { from: sender, range, items, pred, succs, reason } => {
-                self.on_take_over(now, sender, range, &items, pred, &succs, reason, out);
+            Msg::TakeOver {
+                from: sender,
+                moved,
+                items,
+                pred,
+                succs,
+                reason,
+            } => {
+                self.on_take_over(now, sender, moved, &items, pred, &succs, reason, out);
             }
             Msg::LeaveJoinRequest { load } => self.on_leave_join_request(now, from, load, out),
             Msg::LeaveJoinReply { accepted } => {
@@ -297,7 +345,9 @@ impl<P: Payload> MercuryNode<P> {
         match timer {
             Timer::JoinRetry => return self.on_join_retry(now, out),
             Timer::Rejoin => return self.on_rejoin(now, out),
-            Timer::LeaveJoinTimeout { round } => return self.on_leave_join_timeout(now, round, out),
+            Timer::LeaveJoinTimeout { round } => {
+                return self.on_leave_join_timeout(now, round, out);
+            }
             Timer::RangeQueryTimeout { id } => return self.on_query_timeout(now, id, out),
             _ => {}
         }
@@ -382,7 +432,10 @@ impl<P: Payload> MercuryNode<P> {
     /// This node as a peer (address and range).
     #[must_use]
     pub fn me(&self) -> Peer {
-        Peer { addr: self.addr, range: self.range }
+        Peer {
+            addr: self.addr,
+            range: self.range,
+        }
     }
 
     /// The successor list, nearest first.
@@ -552,7 +605,8 @@ impl<P: Payload> MercuryNode<P> {
     }
 
     fn resize_cache(&mut self) {
-        self.cache.set_capacity(self.cfg.cache_size.capacity(self.n_hat));
+        self.cache
+            .set_capacity(self.cfg.cache_size.capacity(self.n_hat));
     }
 
     /// Sets a new range, emitting [`crate::Event::RangeChanged`], scaling the load history when

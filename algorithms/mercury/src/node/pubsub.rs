@@ -36,7 +36,16 @@ impl<P: Payload> MercuryNode<P> {
                     self.meter.count(now);
                 }
                 hdr.hops += 1;
-                out.send(to, Msg::Spread { hdr, cur, stop, spread_hops, body });
+                out.send(
+                    to,
+                    Msg::Spread {
+                        hdr,
+                        cur,
+                        stop,
+                        spread_hops,
+                        body,
+                    },
+                );
             }
             NextHop::NoRoute => Self::drop_route(&hdr, DropReason::NoRoute, out),
         }
@@ -54,7 +63,11 @@ impl<P: Payload> MercuryNode<P> {
         out: &mut Output<P>,
     ) {
         let to_stop = stop.wrapping_sub(cur);
-        let to_hi = if self.range.is_full() { u64::MAX } else { self.range.hi.wrapping_sub(cur) };
+        let to_hi = if self.range.is_full() {
+            u64::MAX
+        } else {
+            self.range.hi.wrapping_sub(cur)
+        };
         let done = to_stop <= to_hi;
         let covered = Interval::new(cur, cur.wrapping_add(to_stop.min(to_hi)));
         match &body {
@@ -79,7 +92,13 @@ impl<P: Payload> MercuryNode<P> {
             Spreading::Linear => match self.succs.first() {
                 Some(s) => out.send(
                     s.peer.addr,
-                    Msg::Spread { hdr, cur: next, stop, spread_hops: spread_hops + 1, body },
+                    Msg::Spread {
+                        hdr,
+                        cur: next,
+                        stop,
+                        spread_hops: spread_hops + 1,
+                        body,
+                    },
                 ),
                 None => Self::drop_route(&hdr, DropReason::NoRoute, out),
             },
@@ -128,7 +147,13 @@ impl<P: Payload> MercuryNode<P> {
             };
             out.send(
                 to,
-                Msg::Spread { hdr, cur: start, stop: end, spread_hops, body: body.clone() },
+                Msg::Spread {
+                    hdr,
+                    cur: start,
+                    stop: end,
+                    spread_hops,
+                    body: body.clone(),
+                },
             );
             if let Some(&(off, addr)) = self.fan.get(i) {
                 start = cur.wrapping_add(off);
@@ -137,11 +162,17 @@ impl<P: Payload> MercuryNode<P> {
         }
     }
 
-    /// Whether the pair (a, b) is matched here: unless both ranges started to our left (then
-    /// the node owning the left end of their overlap matched them already).
+    /// Whether the pair (a, b) is matched here: they meet, and the first value of their overlap
+    /// lies in our range, so exactly one node of a range spanning several matches the pair.
+    /// (Two arcs longer together than the ring can overlap in two pieces; such a pair is matched
+    /// once, at the start of `a`'s piece.)
     #[inline]
-    fn matches_here(&self, a: &Interval, b: &Interval) -> bool {
-        a.intersects(b) && (self.range.contains(a.lo) || self.range.contains(b.lo))
+    fn matches_here(range: &Interval, a: &Interval, b: &Interval) -> bool {
+        if b.contains(a.lo) {
+            range.contains(a.lo)
+        } else {
+            a.contains(b.lo) && range.contains(b.lo)
+        }
     }
 
     /// A publication reached us: store it as a trigger and match it against live subscriptions,
@@ -151,8 +182,9 @@ impl<P: Payload> MercuryNode<P> {
             return; // second visit of a wrapping range
         }
         self.scratch.clear();
+        let range = self.range;
         for s in self.store.live_subscriptions(now) {
-            if self.matches_here(&p.interval, &s.interval) {
+            if Self::matches_here(&range, &p.interval, &s.interval) {
                 self.scratch.push((s.id.origin, s.id.seq));
             }
         }
@@ -181,27 +213,50 @@ impl<P: Payload> MercuryNode<P> {
         let me = self.addr;
         let range = self.range;
         for p in self.store.live_publications(now) {
-            if p.interval.intersects(&s.interval)
-                && (range.contains(p.interval.lo) || range.contains(s.interval.lo))
-            {
+            if Self::matches_here(&range, &p.interval, &s.interval) {
                 let m = (p.clone(), SubSeqs::one(s.id.seq));
                 if s.id.origin == me {
-                    out.event(Event::Matched { publication: m.0, subs: m.1, rendezvous: me });
+                    out.event(Event::Matched {
+                        publication: m.0,
+                        subs: m.1,
+                        rendezvous: me,
+                    });
                 } else {
                     out.send(
                         s.id.origin,
-                        Msg::Match { publication: m.0, subs: m.1, rendezvous: me },
+                        Msg::Match {
+                            publication: m.0,
+                            subs: m.1,
+                            rendezvous: me,
+                        },
                     );
                 }
             }
         }
     }
 
-    fn deliver_match(&self, sub: Addr, publication: Publication<P>, subs: SubSeqs, out: &mut Output<P>) {
+    fn deliver_match(
+        &self,
+        sub: Addr,
+        publication: Publication<P>,
+        subs: SubSeqs,
+        out: &mut Output<P>,
+    ) {
         if sub == self.addr {
-            out.event(Event::Matched { publication, subs, rendezvous: self.addr });
+            out.event(Event::Matched {
+                publication,
+                subs,
+                rendezvous: self.addr,
+            });
         } else {
-            out.send(sub, Msg::Match { publication, subs, rendezvous: self.addr });
+            out.send(
+                sub,
+                Msg::Match {
+                    publication,
+                    subs,
+                    rendezvous: self.addr,
+                },
+            );
         }
     }
 
@@ -222,8 +277,7 @@ impl<P: Payload> MercuryNode<P> {
             .store
             .live_publications(now)
             .filter(|p| {
-                p.interval.intersects(&covered)
-                    && before.is_none_or(|b| !p.interval.intersects(&b))
+                p.interval.intersects(&covered) && before.is_none_or(|b| !p.interval.intersects(&b))
             })
             .cloned()
             .collect();
@@ -234,7 +288,13 @@ impl<P: Payload> MercuryNode<P> {
         } else {
             out.send(
                 hdr.origin,
-                Msg::RangeReply { id, part: covered, items, hops, issued_at: hdr.issued_at },
+                Msg::RangeReply {
+                    id,
+                    part: covered,
+                    items,
+                    hops,
+                    issued_at: hdr.issued_at,
+                },
             );
         }
     }

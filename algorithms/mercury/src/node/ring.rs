@@ -39,7 +39,12 @@ impl<P: Payload> MercuryNode<P> {
             return Err(CallError::AlreadyJoined);
         }
         self.phase = Phase::Joining;
-        self.join_state = Some(JoinState { contact, target, attempts: 1, delay: self.cfg.join_retry });
+        self.join_state = Some(JoinState {
+            contact,
+            target,
+            attempts: 1,
+            delay: self.cfg.join_retry,
+        });
         self.send_join(now, out);
         Ok(())
     }
@@ -48,8 +53,19 @@ impl<P: Payload> MercuryNode<P> {
         let Some(js) = self.join_state else { return };
         match js.target {
             Some(v) => {
-                let hdr = RouteHeader { target: v, origin: self.addr, hops: 0, issued_at: now };
-                out.send(js.contact, Msg::Route { hdr, body: Routed::Join });
+                let hdr = RouteHeader {
+                    target: v,
+                    origin: self.addr,
+                    hops: 0,
+                    issued_at: now,
+                };
+                out.send(
+                    js.contact,
+                    Msg::Route {
+                        hdr,
+                        body: Routed::Join,
+                    },
+                );
             }
             None => out.send(js.contact, Msg::JoinRequest),
         }
@@ -60,7 +76,9 @@ impl<P: Payload> MercuryNode<P> {
         if self.phase != Phase::Joining {
             return;
         }
-        let Some(js) = self.join_state.as_mut() else { return };
+        let Some(js) = self.join_state.as_mut() else {
+            return;
+        };
         js.attempts += 1;
         if js.attempts > self.cfg.join_attempts {
             self.join_state = None;
@@ -90,11 +108,20 @@ impl<P: Payload> MercuryNode<P> {
         let was_alone = self.succs.is_empty();
         let old_pred = self.pred.map(|l| l.peer);
         self.set_range(upper, out);
-        let jp = Peer { addr: joiner, range: lower };
-        self.pred = Some(Link { peer: jp, heard: now });
+        let jp = Peer {
+            addr: joiner,
+            range: lower,
+        };
+        self.pred = Some(Link {
+            peer: jp,
+            heard: now,
+        });
         self.absorb_gap = false;
         if was_alone {
-            self.succs.push(Link { peer: jp, heard: now });
+            self.succs.push(Link {
+                peer: jp,
+                heard: now,
+            });
         }
         let mut succs = Vec::with_capacity(self.cfg.successors);
         succs.push(self.me());
@@ -106,7 +133,15 @@ impl<P: Payload> MercuryNode<P> {
                 .take(self.cfg.successors - 1),
         );
         let pred = if was_alone { Some(self.me()) } else { old_pred };
-        out.send(joiner, Msg::JoinReply { range: lower, pred, succs, items });
+        out.send(
+            joiner,
+            Msg::JoinReply {
+                range: lower,
+                pred,
+                succs,
+                items,
+            },
+        );
         if self.lb.awaiting_joiner == Some(joiner) {
             self.lb.awaiting_joiner = None;
             self.lb.busy = false;
@@ -130,12 +165,21 @@ impl<P: Payload> MercuryNode<P> {
         self.join_state = None;
         out.cancel(Timer::JoinRetry);
         self.range = range;
-        self.pred = pred.filter(|p| p.addr != self.addr).map(|peer| Link { peer, heard: now });
+        self.pred = pred
+            .filter(|p| p.addr != self.addr)
+            .map(|peer| Link { peer, heard: now });
         self.absorb_gap = false;
         self.succs.clear();
-        for &p in succs.iter().filter(|p| p.addr != self.addr).take(self.cfg.successors) {
+        for &p in succs
+            .iter()
+            .filter(|p| p.addr != self.addr)
+            .take(self.cfg.successors)
+        {
             if !self.succs.iter().any(|l| l.peer.addr == p.addr) {
-                self.succs.push(Link { peer: p, heard: now });
+                self.succs.push(Link {
+                    peer: p,
+                    heard: now,
+                });
             }
         }
         self.store.clear();
@@ -176,7 +220,11 @@ impl<P: Payload> MercuryNode<P> {
         let succs = self.succs.iter().map(|l| l.peer).collect();
         out.send(
             from,
-            Msg::StabilizeReply { range: self.range, pred: self.predecessor(), succs },
+            Msg::StabilizeReply {
+                range: self.range,
+                pred: self.predecessor(),
+                succs,
+            },
         );
     }
 
@@ -201,21 +249,37 @@ impl<P: Payload> MercuryNode<P> {
             && !self.range.contains(p.range.lo)
             && strictly_between(self.range.lo, p.range.lo, range.lo)
         {
-            self.succs.insert(0, Link { peer: p, heard: now });
+            self.succs.insert(
+                0,
+                Link {
+                    peer: p,
+                    heard: now,
+                },
+            );
             self.succs.truncate(self.cfg.successors);
             out.send(p.addr, Msg::Notify { range: self.range });
             return;
         }
         // Successor list = successor + its list, up to ourselves.
         let old = std::mem::take(&mut self.succs);
-        let heard = |a: Addr| old.iter().find(|l| l.peer.addr == a).map_or(now, |l| l.heard);
-        self.succs.push(Link { peer: s, heard: heard(from) });
+        let heard = |a: Addr| {
+            old.iter()
+                .find(|l| l.peer.addr == a)
+                .map_or(now, |l| l.heard)
+        };
+        self.succs.push(Link {
+            peer: s,
+            heard: heard(from),
+        });
         for &q in succs {
             if self.succs.len() >= self.cfg.successors || q.addr == self.addr {
                 break;
             }
             if !self.succs.iter().any(|l| l.peer.addr == q.addr) {
-                self.succs.push(Link { peer: q, heard: heard(q.addr) });
+                self.succs.push(Link {
+                    peer: q,
+                    heard: heard(q.addr),
+                });
             }
         }
         out.send(from, Msg::Notify { range: self.range });
@@ -233,10 +297,16 @@ impl<P: Payload> MercuryNode<P> {
             Some(p) => strictly_between(p.peer.range.lo, range.lo, self.range.lo),
         };
         if adopt {
-            self.pred = Some(Link { peer: x, heard: now });
+            self.pred = Some(Link {
+                peer: x,
+                heard: now,
+            });
         }
         if self.succs.is_empty() {
-            self.succs.push(Link { peer: x, heard: now });
+            self.succs.push(Link {
+                peer: x,
+                heard: now,
+            });
         }
         if self.absorb_gap && self.pred.is_some_and(|p| p.peer.addr == from) {
             self.absorb_gap = false;
@@ -253,14 +323,13 @@ impl<P: Payload> MercuryNode<P> {
     pub(super) fn ping_round(&mut self, now: u64, out: &mut Output<P>) {
         let t = self.cfg.pong_timeout;
         let silent = |l: &Link| now.saturating_sub(l.heard) > t;
+        // Peers we ping and that stopped answering are dead.
         self.scratch.clear();
         let dead = self
             .succs
             .iter()
-            .chain(self.pred.iter())
             .chain(self.long.iter().filter_map(|s| s.link.as_ref()))
             .chain(self.stale.iter())
-            .chain(self.rev.iter())
             .filter(|l| silent(l))
             .map(|l| (l.peer.addr, 0));
         self.scratch.extend(dead);
@@ -270,6 +339,12 @@ impl<P: Payload> MercuryNode<P> {
             let a = self.scratch[i].0;
             self.declare_dead(now, a, out);
         }
+        // Peers expected to ping us that stopped are dropped from that role only.
+        if self.pred.is_some_and(|l| silent(&l)) {
+            self.pred = None;
+            self.absorb_gap = true;
+        }
+        self.rev.retain(|l| !silent(l));
         self.ping_queue.clear();
         let targets = self
             .succs
@@ -381,7 +456,7 @@ impl<P: Payload> MercuryNode<P> {
                 s.addr,
                 Msg::TakeOver {
                     from: self.me(),
-                    range: grown,
+                    moved: Some(self.range),
                     items,
                     pred,
                     succs: Vec::new(),
@@ -395,7 +470,7 @@ impl<P: Payload> MercuryNode<P> {
                     p.addr,
                     Msg::TakeOver {
                         from: self.me(),
-                        range: p.range,
+                        moved: None,
                         items: Handoff::default(),
                         pred: None,
                         succs,
@@ -426,12 +501,27 @@ impl<P: Payload> MercuryNode<P> {
         self.ping_queue.clear();
     }
 
+    /// Adds `moved` to our range when it is adjacent (on either side, or both: the whole ring);
+    /// otherwise our view is newer than the sender's and nothing changes.
+    pub(super) fn extend_with(&mut self, moved: Interval, out: &mut Output<P>) {
+        let r = self.range;
+        let before = moved.hi.wrapping_add(1) == r.lo;
+        let after = r.hi.wrapping_add(1) == moved.lo;
+        let new = match (before, after) {
+            (true, true) => Interval::full(moved.lo),
+            (true, false) => Interval::new(moved.lo, r.hi),
+            (false, true) => Interval::new(r.lo, moved.hi),
+            (false, false) => return,
+        };
+        self.set_range(new, out);
+    }
+
     /// A neighbour hands us a range (leave, leave-join, or boundary move).
     pub(super) fn on_take_over(
         &mut self,
         now: u64,
         sender: Peer,
-        range: Interval,
+        moved: Option<Interval>,
         items: &Handoff<P>,
         pred: Option<Peer>,
         succs: &[Peer],
@@ -452,12 +542,15 @@ impl<P: Payload> MercuryNode<P> {
         if reason == TakeOverReason::LeaveJoin {
             self.lb.guard_until = now + self.cfg.lb_guard;
         }
-        if range != self.range {
-            self.set_range(range, out);
+        if let Some(m) = moved {
+            self.extend_with(m, out);
         }
         self.store.absorb(items, now);
         if let Some(p) = pred.filter(|p| p.addr != self.addr) {
-            self.pred = Some(Link { peer: p, heard: now });
+            self.pred = Some(Link {
+                peer: p,
+                heard: now,
+            });
             self.absorb_gap = false;
         }
         if !succs.is_empty() {
@@ -470,12 +563,17 @@ impl<P: Payload> MercuryNode<P> {
                     && q.addr != sender.addr
                     && !self.succs.iter().any(|l| l.peer.addr == q.addr)
                 {
-                    let heard = old.iter().find(|l| l.peer.addr == q.addr).map_or(now, |l| l.heard);
+                    let heard = old
+                        .iter()
+                        .find(|l| l.peer.addr == q.addr)
+                        .map_or(now, |l| l.heard);
                     self.succs.push(Link { peer: q, heard });
                 }
             }
         }
-        if reason == TakeOverReason::LeaveJoin && self.pred.is_some_and(|p| p.peer.addr == sender.addr) {
+        if reason == TakeOverReason::LeaveJoin
+            && self.pred.is_some_and(|p| p.peer.addr == sender.addr)
+        {
             // We are the successor of a leave-join: the sender still serves its lower half.
             if let Some(p) = &mut self.pred {
                 p.peer.range = sender.range;

@@ -153,7 +153,12 @@ impl<P: Payload> MercuryNode<P> {
                 }
             }
             Routed::Publish(p) => {
-                out.event(Event::Rendezvous { kind: OpKind::Publish, id: p.id, hops: hdr.hops, elapsed });
+                out.event(Event::Rendezvous {
+                    kind: OpKind::Publish,
+                    id: p.id,
+                    hops: hdr.hops,
+                    elapsed,
+                });
                 self.ack(&hdr, out);
                 let (cur, stop) = (p.interval.lo, p.interval.hi);
                 self.process_range(now, hdr, cur, stop, 0, Routed::Publish(p), out);
@@ -172,7 +177,10 @@ impl<P: Payload> MercuryNode<P> {
             Routed::RangeQuery { id, interval } => {
                 out.event(Event::Rendezvous {
                     kind: OpKind::RangeQuery,
-                    id: ItemId { origin: hdr.origin, seq: id },
+                    id: ItemId {
+                        origin: hdr.origin,
+                        seq: id,
+                    },
                     hops: hdr.hops,
                     elapsed,
                 });
@@ -197,7 +205,12 @@ impl<P: Payload> MercuryNode<P> {
     }
 
     fn header(&self, target: Value, now: u64) -> RouteHeader {
-        RouteHeader { target, origin: self.addr, hops: 0, issued_at: now }
+        RouteHeader {
+            target,
+            origin: self.addr,
+            hops: 0,
+            issued_at: now,
+        }
     }
 
     // ----------------------------------------------------------------- application calls
@@ -235,9 +248,17 @@ impl<P: Payload> MercuryNode<P> {
         if !self.serving() {
             return Err(CallError::NotJoined);
         }
-        let id = ItemId { origin: self.addr, seq: self.next_id() };
+        let id = ItemId {
+            origin: self.addr,
+            seq: self.next_id(),
+        };
         let hdr = self.header(interval.lo, now);
-        let p = Publication { id, interval, ttl, payload };
+        let p = Publication {
+            id,
+            interval,
+            ttl,
+            payload,
+        };
         self.on_route(now, hdr, Routed::Publish(p), out);
         Ok(id)
     }
@@ -258,9 +279,17 @@ impl<P: Payload> MercuryNode<P> {
         if !self.serving() {
             return Err(CallError::NotJoined);
         }
-        let id = ItemId { origin: self.addr, seq: self.next_id() };
+        let id = ItemId {
+            origin: self.addr,
+            seq: self.next_id(),
+        };
         let hdr = self.header(interval.lo, now);
-        let s = Subscription { id, interval, ttl, payload };
+        let s = Subscription {
+            id,
+            interval,
+            ttl,
+            payload,
+        };
         self.on_route(now, hdr, Routed::Subscribe(s), out);
         Ok(id)
     }
@@ -281,8 +310,16 @@ impl<P: Payload> MercuryNode<P> {
             return Err(CallError::NotJoined);
         }
         let id = self.next_id();
-        self.queries.push(PendingQuery { id, covered: 0, total: interval.len(), issued_at: now });
-        out.set_timer(now + self.cfg.range_query_timeout, Timer::RangeQueryTimeout { id });
+        self.queries.push(PendingQuery {
+            id,
+            covered: 0,
+            total: interval.len(),
+            issued_at: now,
+        });
+        out.set_timer(
+            now + self.cfg.range_query_timeout,
+            Timer::RangeQueryTimeout { id },
+        );
         let hdr = self.header(interval.lo, now);
         self.on_route(now, hdr, Routed::RangeQuery { id, interval }, out);
         Ok(id)
@@ -303,14 +340,24 @@ impl<P: Payload> MercuryNode<P> {
         let Some(i) = self.queries.iter().position(|q| q.id == id) else {
             return;
         };
-        out.event(Event::RangeQueryPart { id, part, items, from, hops });
+        out.event(Event::RangeQueryPart {
+            id,
+            part,
+            items,
+            from,
+            hops,
+        });
         let q = &mut self.queries[i];
         q.covered += part.len();
         if q.covered >= q.total {
             let latency = now.saturating_sub(q.issued_at);
             self.queries.swap_remove(i);
             out.cancel(Timer::RangeQueryTimeout { id });
-            out.event(Event::RangeQueryDone { id, complete: true, latency });
+            out.event(Event::RangeQueryDone {
+                id,
+                complete: true,
+                latency,
+            });
         }
     }
 
@@ -318,7 +365,11 @@ impl<P: Payload> MercuryNode<P> {
         if let Some(i) = self.queries.iter().position(|q| q.id == id) {
             let latency = now.saturating_sub(self.queries[i].issued_at);
             self.queries.swap_remove(i);
-            out.event(Event::RangeQueryDone { id, complete: false, latency });
+            out.event(Event::RangeQueryDone {
+                id,
+                complete: false,
+                latency,
+            });
         }
     }
 }
