@@ -44,7 +44,7 @@ fn cache_best(bencher: Bencher<'_, '_>, n: usize) {
     let mut i = 0;
     bencher.bench_local(|| {
         i = (i + 1) & 1023;
-        black_box(&c).best(black_box(ts[i]), 0)
+        black_box(&c).best(black_box(ts[i]))
     });
 }
 

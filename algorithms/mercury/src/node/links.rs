@@ -147,6 +147,7 @@ impl<P: Payload> MercuryNode<P> {
         if origin == self.addr {
             return;
         }
+        self.table.dirty = true;
         out.send(
             origin,
             Msg::NeighborReply {

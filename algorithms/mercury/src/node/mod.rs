@@ -9,6 +9,7 @@ mod links;
 mod pubsub;
 mod ring;
 mod route;
+mod table;
 
 use std::sync::Arc;
 
@@ -145,6 +146,7 @@ pub struct MercuryNode<P> {
     ping_pos: usize,
     scratch: Vec<(Addr, u32)>,
     fan: Vec<(u64, Addr)>,
+    table: table::PeerTable,
 }
 
 impl<P: Payload> MercuryNode<P> {
@@ -188,11 +190,13 @@ impl<P: Payload> MercuryNode<P> {
             ping_pos: 0,
             scratch: Vec::new(),
             fan: Vec::new(),
+            table: table::PeerTable::new(),
         })
     }
 
     /// Makes this node the first member of a new ring (it owns every value) and arms its timers.
     pub fn create(&mut self, now: u64, out: &mut Output<P>) {
+        self.table.dirty = true;
         self.range = Interval::full(0);
         self.phase = Phase::Member;
         self.succs.clear();
@@ -228,6 +232,18 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Handles a message from `from` at time `now`.
     pub fn handle_message(&mut self, now: u64, from: Addr, msg: Msg<P>, out: &mut Output<P>) {
+        // Anything but routing traffic may change the routing tables.
+        if !matches!(
+            msg,
+            Msg::Route { .. }
+                | Msg::Spread { .. }
+                | Msg::LookupReply { .. }
+                | Msg::CacheAck { .. }
+                | Msg::Match { .. }
+                | Msg::RangeReply { .. }
+        ) {
+            self.table.dirty = true;
+        }
         match msg {
             Msg::Route { hdr, body } => self.on_route(now, hdr, body, out),
             Msg::Spread {
@@ -342,6 +358,7 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Handles a timer set earlier.
     pub fn handle_timer(&mut self, now: u64, timer: Timer, out: &mut Output<P>) {
+        self.table.dirty = true;
         match timer {
             Timer::JoinRetry => return self.on_join_retry(now, out),
             Timer::Rejoin => return self.on_rejoin(now, out),
@@ -515,6 +532,7 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Installs ring state directly (static rings): a member owning `range`.
     pub(crate) fn install(&mut self, range: Interval, pred: Option<Peer>, succs: &[Peer], n: f64) {
+        self.table.dirty = true;
         self.range = range;
         self.phase = Phase::Member;
         self.pred = pred.map(|peer| Link { peer, heard: 0 });
@@ -530,6 +548,7 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Installs long links (epoch 1, built at the current `n̂`) and reverse links.
     pub(crate) fn install_links(&mut self, long: &[Peer], rev: &[Peer], k: usize) {
+        self.table.dirty = true;
         self.epoch = 1;
         self.basis = if k > 0 { self.n_hat } else { 0.0 };
         self.long = vec![Slot::default(); k];
@@ -584,6 +603,7 @@ impl<P: Payload> MercuryNode<P> {
         if peer.addr == self.addr {
             return;
         }
+        self.table.dirty = true;
         for l in self.succs.iter_mut().chain(self.pred.iter_mut()) {
             if l.peer.addr == peer.addr {
                 l.peer.range = peer.range;

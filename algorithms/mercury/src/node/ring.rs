@@ -94,6 +94,7 @@ impl<P: Payload> MercuryNode<P> {
     /// A join request (direct, or routed to us): split our range at the midpoint and give the
     /// lower half, with its items, to the joiner, who becomes our predecessor.
     pub(super) fn on_join_request(&mut self, now: u64, joiner: Addr, out: &mut Output<P>) {
+        self.table.dirty = true;
         let busy_elsewhere = self.lb.busy && self.lb.awaiting_joiner != Some(joiner);
         if self.phase != Phase::Member || busy_elsewhere || joiner == self.addr {
             return out.send(joiner, Msg::JoinDenied);
@@ -404,6 +405,7 @@ impl<P: Payload> MercuryNode<P> {
     /// Tells the node that `addr` is unreachable (a transport that detects failures can call
     /// this; otherwise the pong timeout finds out).
     pub fn notify_unreachable(&mut self, now: u64, addr: Addr, out: &mut Output<P>) {
+        self.table.dirty = true;
         if self.serving() {
             self.declare_dead(now, addr, out);
         }
@@ -481,6 +483,7 @@ impl<P: Payload> MercuryNode<P> {
         }
         self.phase = Phase::Left;
         self.reset_membership();
+        self.table.dirty = true;
         Self::cancel_periodic(out);
         out.event(Event::Left { rejoining: false });
         Ok(())
@@ -488,6 +491,7 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Forgets ring state (after leaving).
     pub(super) fn reset_membership(&mut self) {
+        self.table.dirty = true;
         self.store.clear();
         self.succs.clear();
         self.pred = None;

@@ -2,7 +2,7 @@
 
 use crate::Addr;
 use crate::error::CallError;
-use crate::msg::{Msg, Peer, RouteHeader, Routed};
+use crate::msg::{Msg, RouteHeader, Routed};
 use crate::output::{DropReason, Event, OpKind, Output, Timer};
 use crate::store::{ItemId, Publication, Subscription};
 use crate::value::{Interval, Value};
@@ -26,61 +26,38 @@ pub enum NextHop {
     NoRoute,
 }
 
-/// Keeps the better of the current best and `p` for `target`: a peer whose range covers the
-/// target beats one that does not; otherwise the smaller clockwise distance from the peer's range
-/// start to the target wins (the closest preceding peer).
-#[inline]
-fn consider(best: &mut Option<(u64, Addr, bool)>, p: &Peer, target: Value, me: Addr) {
-    if p.addr == me {
-        return;
-    }
-    let covers = p.range.contains(target);
-    let d = target.wrapping_sub(p.range.lo);
-    let better = match *best {
-        None => true,
-        Some((bd, _, bc)) => (covers && !bc) || (covers == bc && d < bd),
-    };
-    if better {
-        *best = Some((d, p.addr, covers));
-    }
-}
-
 impl<P: Payload> MercuryNode<P> {
-    /// The greedy next hop towards `target` over every known peer (successors, predecessor,
-    /// long links, old-epoch links, reverse long links) and the route cache. A non-covering peer
-    /// is only used if it is strictly closer to the target than this node's own range start, so
-    /// every hop makes clockwise progress. Counts a use of the cache entry when one wins.
+    /// The greedy next hop towards `target`: among every known peer (successors, predecessor,
+    /// long links, old-epoch links, reverse long links) and the route cache, the one whose range
+    /// starts closest before the target clockwise — the owner itself when it is known. The peer
+    /// is only used if it covers the target or starts strictly closer to it than this node's own
+    /// range, so every hop makes clockwise progress. A cache entry wins only when strictly
+    /// closer than every table peer; its use is counted.
     pub fn next_hop(&mut self, target: Value) -> NextHop {
         if self.range.contains(target) {
             return NextHop::Local;
         }
-        let me = self.addr;
-        let mut best = None;
-        for l in &self.succs {
-            consider(&mut best, &l.peer, target, me);
+        if self.table.dirty {
+            let peers = self
+                .succs
+                .iter()
+                .chain(self.pred.iter())
+                .chain(self.long.iter().filter_map(|s| s.link.as_ref()))
+                .chain(self.stale.iter())
+                .chain(self.rev.iter())
+                .map(|l| l.peer);
+            self.table.rebuild(peers, self.addr);
         }
-        if let Some(l) = &self.pred {
-            consider(&mut best, &l.peer, target, me);
-        }
-        for s in &self.long {
-            if let Some(l) = &s.link {
-                consider(&mut best, &l.peer, target, me);
-            }
-        }
-        for l in self.stale.iter().chain(self.rev.iter()) {
-            consider(&mut best, &l.peer, target, me);
-        }
+        let mut best = self.table.closest(target);
         let mut cached = false;
-        if let Some((i, d, covers)) = self.cache.best(target, me) {
-            let better = match best {
-                None => true,
-                Some((bd, _, bc)) => (covers && !bc) || (covers == bc && d < bd),
-            };
-            if better && let Some(p) = self.cache.peer(i) {
-                best = Some((d, p.addr, covers));
-                cached = true;
-                self.cache.touch(i);
-            }
+        if let Some((i, d, covers)) = self.cache.best(target)
+            && best.is_none_or(|(bd, _, _)| d < bd)
+            && let Some(p) = self.cache.peer(i)
+            && p.addr != self.addr
+        {
+            best = Some((d, p.addr, covers));
+            cached = true;
+            self.cache.touch(i);
         }
         let my_d = target.wrapping_sub(self.range.lo);
         match best {

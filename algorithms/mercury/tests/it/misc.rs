@@ -129,12 +129,12 @@ fn cache_evicts_lru_or_least_used() {
         c.insert(p(a));
     }
     assert_eq!(
-        c.best(250, 0)
+        c.best(250)
             .map(|(i, _, cov)| (c.entries()[i].peer.addr, cov)),
         Some((2, true))
     );
     assert_eq!(
-        c.best(550, 0)
+        c.best(550)
             .map(|(i, _, cov)| (c.entries()[i].peer.addr, cov)),
         Some((4, false))
     );
