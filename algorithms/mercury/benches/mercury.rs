@@ -91,7 +91,7 @@ fn ring_node(n: usize) -> MercuryNode<()> {
 }
 
 /// Greedy next hop over successors, predecessor, long links, reverse links and cache.
-#[divan::bench(args = RINGS)]
+#[divan::bench(args = RINGS, sample_count = 200, sample_size = 64)]
 fn greedy_next_hop(bencher: Bencher<'_, '_>, n: usize) {
     let mut node = ring_node(n);
     let ts = targets(1024, 5);
@@ -103,7 +103,7 @@ fn greedy_next_hop(bencher: Bencher<'_, '_>, n: usize) {
 }
 
 /// One forwarding step of a routed lookup: decide and write the message into a reused output.
-#[divan::bench(args = RINGS)]
+#[divan::bench(args = RINGS, sample_count = 200, sample_size = 64)]
 fn forward_lookup(bencher: Bencher<'_, '_>, n: usize) {
     let mut node = ring_node(n);
     let ts = targets(1024, 6);

@@ -214,6 +214,10 @@ pub struct Config {
     pub store_publications: bool,
     /// Expiry sweep period (1 s).
     pub sweep_interval: u64,
+    /// Default subscription lifetime (`sublife` = 10 s) for callers that do not choose one;
+    /// the node itself always uses the lifetime passed to `subscribe` (Colyseus passes its
+    /// prediction time).
+    pub sub_life: u64,
     /// Send the publisher an acknowledgement carrying the rendezvous's address and range (fills
     /// the route cache; on when the cache is on).
     pub cache_acks: bool,
@@ -276,6 +280,7 @@ impl Default for Config {
             join_attempts: 25,
             store_publications: true,
             sweep_interval: SEC,
+            sub_life: 10 * SEC,
             cache_acks: true,
             range_query_timeout: 10 * SEC,
             load_balance: false,
