@@ -1,0 +1,12 @@
+//! Integration tests of the `mercury` crate (one binary).
+
+mod chord;
+mod common;
+mod driver;
+mod handoff;
+mod hops;
+mod loadbal;
+mod misc;
+mod range_query;
+mod stabilize;
+mod ttl;
