@@ -278,6 +278,11 @@ impl Registry {
         self.validate(&Header::load(file)?)
     }
 
+    /// Read `file` and validate its quick variant (its `[quick]` overrides applied).
+    pub fn load_quick(&self, file: &Path) -> Result<Box<dyn Loaded>, ScenarioError> {
+        self.validate(&Header::load(file)?.into_quick()?)
+    }
+
     /// Validate scenario `text` as if read from `file`.
     pub fn parse(&self, file: &Path, text: &str) -> Result<Box<dyn Loaded>, ScenarioError> {
         self.validate(&Header::parse(file, text)?)

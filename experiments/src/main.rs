@@ -56,6 +56,10 @@ enum Cmd {
         /// Clear the output folder if it holds another scenario's results.
         #[arg(long)]
         clean: bool,
+        /// Run the scenario's quick variant (its `[quick]` overrides; results under
+        /// results/quick/).
+        #[arg(long)]
+        quick: bool,
     },
     /// Like `run`, optionally one shard of the jobs (for cluster job arrays).
     Sweep {
@@ -76,6 +80,10 @@ enum Cmd {
         /// Clear the output folder if it holds another scenario's results.
         #[arg(long)]
         clean: bool,
+        /// Run the scenario's quick variant (its `[quick]` overrides; results under
+        /// results/quick/).
+        #[arg(long)]
+        quick: bool,
     },
     /// Merge the finished jobs of shard folders into one result (tables, manifest, plots).
     Merge {
@@ -116,6 +124,10 @@ enum Cmd {
         /// Only scenarios whose file name contains this text.
         #[arg(long)]
         only: Option<String>,
+        /// Run the scenario's quick variant (its `[quick]` overrides; results under
+        /// results/quick/).
+        #[arg(long)]
+        quick: bool,
     },
 }
 
@@ -204,8 +216,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(registry: &Registry, file: &Path) -> Result<Box<dyn Loaded>> {
-    registry.load(file).map_err(|e| anyhow::anyhow!("{e}"))
+fn load(registry: &Registry, file: &Path, quick: bool) -> Result<Box<dyn Loaded>> {
+    let r = if quick {
+        registry.load_quick(file)
+    } else {
+        registry.load(file)
+    };
+    r.map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -342,8 +359,16 @@ fn real_main(cli: Cli) -> Result<()> {
         Cmd::Validate { files } => {
             let mut bad = 0;
             for f in &files {
-                match registry.load(f) {
-                    Ok(s) => println!(
+                let full = registry.load(f);
+                let quick = match &full {
+                    Ok(_) => match experiments::scenario::Header::load(f) {
+                        Ok(h) if h.has_quick() => Some(registry.load_quick(f)),
+                        _ => None,
+                    },
+                    Err(_) => None,
+                };
+                match (full, quick) {
+                    (Ok(s), None | Some(Ok(_))) => println!(
                         "{}: ok ({} `{}`, {} point(s) × {} repetition(s))",
                         f.display(),
                         s.meta().name,
@@ -351,7 +376,7 @@ fn real_main(cli: Cli) -> Result<()> {
                         s.point_count(),
                         s.meta().repetitions
                     ),
-                    Err(e) => {
+                    (Err(e), _) | (_, Some(Err(e))) => {
                         eprintln!("{e}");
                         bad += 1;
                     }
@@ -367,7 +392,8 @@ fn real_main(cli: Cli) -> Result<()> {
             jobs,
             no_plots,
             clean,
-        } => run_file(&registry, &file, out, jobs, None, no_plots, clean)?,
+            quick,
+        } => run_file(&registry, &file, out, jobs, None, no_plots, clean, quick)?,
         Cmd::Sweep {
             file,
             jobs,
@@ -375,7 +401,8 @@ fn real_main(cli: Cli) -> Result<()> {
             out,
             no_plots,
             clean,
-        } => run_file(&registry, &file, out, jobs, shard, no_plots, clean)?,
+            quick,
+        } => run_file(&registry, &file, out, jobs, shard, no_plots, clean, quick)?,
         Cmd::Merge {
             dirs,
             out,
@@ -383,7 +410,7 @@ fn real_main(cli: Cli) -> Result<()> {
         } => {
             let out = out.unwrap_or_else(|| dirs[0].clone());
             let manifest = match scenario {
-                Some(f) => Manifest::of(&*load(&registry, &f)?),
+                Some(f) => Manifest::of(&*load(&registry, &f, false)?),
                 None => dirs
                     .iter()
                     .find_map(|d| Manifest::read(d).ok())
@@ -413,7 +440,12 @@ fn real_main(cli: Cli) -> Result<()> {
         }
         Cmd::Topo { cmd } => topo(cmd)?,
         Cmd::Spd { cmd } => spd_cmd(cmd)?,
-        Cmd::Reproduce { dir, jobs, only } => {
+        Cmd::Reproduce {
+            dir,
+            jobs,
+            only,
+            quick,
+        } => {
             let files: Vec<PathBuf> = scenario_files(&dir)?
                 .into_iter()
                 .filter(|f| {
@@ -434,7 +466,7 @@ fn real_main(cli: Cli) -> Result<()> {
             let mut loaded = Vec::new();
             let mut invalid = 0;
             for f in &files {
-                match registry.load(f) {
+                match load(&registry, f, quick) {
                     Ok(s) => loaded.push(s),
                     Err(e) => {
                         eprintln!("{e}");
@@ -479,8 +511,9 @@ fn run_file(
     shard: Option<Shard>,
     no_plots: bool,
     clean: bool,
+    quick: bool,
 ) -> Result<()> {
-    let s = load(registry, file)?;
+    let s = load(registry, file, quick)?;
     let sum = runner::run(
         &*s,
         &RunOptions {

@@ -51,6 +51,9 @@ pub struct Manifest {
     /// The git commit of the scenario's folder, when it is in a repository.
     #[serde(default)]
     pub git_commit: Option<String>,
+    /// Whether this is the quick variant of the scenario (`--quick`).
+    #[serde(default)]
+    pub quick: bool,
     /// The shard this folder holds (`I/N`), absent for a complete run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
@@ -114,6 +117,7 @@ impl Manifest {
             fingerprint: fingerprint(s),
             mmvesim_version: env!("CARGO_PKG_VERSION").to_owned(),
             git_commit: git_commit(dir),
+            quick: m.quick,
             shard: None,
             wall_time_s: 0.0,
             threads: rayon::current_num_threads(),

@@ -102,9 +102,14 @@ pub struct RunOptions {
 /// Largest number of worker threads `--jobs` accepts.
 pub const MAX_THREADS: usize = 1024;
 
-/// Default output folder of a scenario.
+/// Default output folder of a scenario: `results/<name>`, or `results/quick/<name>` for
+/// its quick variant.
 pub fn default_out(s: &dyn Loaded) -> PathBuf {
-    PathBuf::from("results").join(&s.meta().name)
+    if s.meta().quick {
+        PathBuf::from("results").join("quick").join(&s.meta().name)
+    } else {
+        PathBuf::from("results").join(&s.meta().name)
+    }
 }
 
 /// An exclusive lock on a results folder, held while a run writes it (released when

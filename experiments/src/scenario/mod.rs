@@ -71,6 +71,9 @@ pub struct RawScenario {
     /// Swept keys: dotted paths to lists or ranges.
     #[serde(default)]
     pub sweep: toml::Table,
+    /// Overrides for a quick run (`--quick`): dotted keys (`"params.duration_s" = 10`,
+    /// `repetitions = 1`) and a `[quick.sweep]` table whose entries replace `[sweep]`'s.
+    pub quick: Option<toml::Table>,
 }
 
 fn default_seed() -> u64 {
@@ -122,8 +125,11 @@ pub struct Meta {
     pub repetitions: u32,
     /// Sweep axes in file order.
     pub axes: Vec<SweepAxis>,
-    /// The file as parsed (for the manifest and the fingerprint).
+    /// The file as parsed (for the manifest and the fingerprint), with the `[quick]`
+    /// overrides applied in a quick run.
     pub raw: toml::Table,
+    /// Whether this is the quick variant (`--quick`) of the file.
+    pub quick: bool,
 }
 
 /// A validated scenario: every point of its sweep checked.
@@ -146,6 +152,8 @@ pub struct Header {
     pub table: toml::Table,
     /// The `experiment = "..."` value.
     pub experiment: String,
+    /// Whether the `[quick]` overrides have been applied.
+    pub quick: bool,
 }
 
 impl Header {
@@ -196,7 +204,58 @@ impl Header {
             source,
             table,
             experiment,
+            quick: false,
         })
+    }
+
+    /// Whether the file has a `[quick]` table.
+    pub fn has_quick(&self) -> bool {
+        self.table.contains_key("quick")
+    }
+
+    /// The quick variant: the `[quick]` overrides applied (a file without `[quick]` runs
+    /// unchanged). Errors point at the override.
+    pub fn into_quick(mut self) -> Result<Header, ScenarioError> {
+        let Some(q) = self.table.remove("quick") else {
+            self.quick = true;
+            return Ok(self);
+        };
+        let toml::Value::Table(q) = q else {
+            return Err(self
+                .source
+                .locate(KeyError::new("quick", "must be a table of overrides")));
+        };
+        for (key, v) in q {
+            if key == "sweep" {
+                let toml::Value::Table(entries) = v else {
+                    return Err(self
+                        .source
+                        .locate(KeyError::new("quick.sweep", "must be a table")));
+                };
+                let sweep = self
+                    .table
+                    .entry("sweep")
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                if let toml::Value::Table(sw) = sweep {
+                    for (k, e) in entries {
+                        sw.insert(k, e);
+                    }
+                }
+                continue;
+            }
+            let path: Vec<String> = key.split('.').map(str::to_owned).collect();
+            if path.iter().any(String::is_empty)
+                || ["experiment", "quick"].contains(&path[0].as_str())
+            {
+                return Err(self.source.locate(KeyError {
+                    path: vec!["quick".into(), key.clone()],
+                    message: format!("`{key}` cannot be overridden"),
+                }));
+            }
+            sweep::set(&mut self.table, &path, v);
+        }
+        self.quick = true;
+        Ok(self)
     }
 
     /// Validate the whole file against experiment `schema`.
@@ -286,6 +345,7 @@ impl Header {
                 repetitions: raw.repetitions,
                 axes,
                 raw: table.clone(),
+                quick: self.quick,
             },
             points,
         })

@@ -139,6 +139,11 @@ fn get_path<'a>(t: &'a toml::Table, path: &[String]) -> Option<&'a toml::Value> 
     }
 }
 
+/// Set the value at a key path, creating tables on the way.
+pub fn set(t: &mut toml::Table, path: &[String], value: toml::Value) {
+    set_path(t, path, value)
+}
+
 fn set_path(t: &mut toml::Table, path: &[String], value: toml::Value) {
     let Some((first, rest)) = path.split_first() else {
         return;
