@@ -3,7 +3,6 @@
 //! experiment that runs the engine is set up the same way.
 
 use crate::scenario::Settings;
-use crate::scenario::tables::network::OrderingName;
 use crate::scenario::tables::topology::{
     FrameChoice, MissingKind, MissingName, PlacementName, UnitName,
 };
@@ -267,10 +266,7 @@ impl NetworkSpec {
         let cfg = LinkConfig {
             jitter_ms: self.jitter.clone(),
             loss: self.loss,
-            ordering: match self.ordering {
-                OrderingName::Fifo => sim_core::Ordering::Fifo,
-                OrderingName::Reorder => sim_core::Ordering::Reorder,
-            },
+            ordering: self.ordering,
             uplink_bps: self.uplink_bps,
         };
         Ok(sim_core::Network::new(latency, cfg))

@@ -1,6 +1,7 @@
 //! Integration tests of the experiments crate (one test binary).
 
 mod cli;
+mod contract;
 mod coresel;
 mod plot;
 mod pruned_clocks;

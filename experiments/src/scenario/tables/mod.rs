@@ -8,7 +8,6 @@ pub mod network;
 pub mod topology;
 
 pub use churn::{ChurnSpec, RawChurn};
-pub use dist::RawDist;
 pub use network::{LatencyKind, NetworkSpec, RawNetwork};
 pub use topology::{RawTopology, TopologySpec};
 
