@@ -60,6 +60,12 @@ enum Cmd {
         /// results/quick/).
         #[arg(long)]
         quick: bool,
+        /// No progress display.
+        #[arg(long)]
+        quiet: bool,
+        /// Seconds between progress lines when stderr is not a terminal (batch logs).
+        #[arg(long, default_value_t = 30.0, value_parser = parse_interval)]
+        progress_every: f64,
     },
     /// Like `run`, optionally one shard of the jobs (for cluster job arrays).
     Sweep {
@@ -84,6 +90,12 @@ enum Cmd {
         /// results/quick/).
         #[arg(long)]
         quick: bool,
+        /// No progress display.
+        #[arg(long)]
+        quiet: bool,
+        /// Seconds between progress lines when stderr is not a terminal (batch logs).
+        #[arg(long, default_value_t = 30.0, value_parser = parse_interval)]
+        progress_every: f64,
     },
     /// Merge the finished jobs of shard folders into one result (tables, manifest, plots).
     Merge {
@@ -128,6 +140,12 @@ enum Cmd {
         /// results/quick/).
         #[arg(long)]
         quick: bool,
+        /// No progress display.
+        #[arg(long)]
+        quiet: bool,
+        /// Seconds between progress lines when stderr is not a terminal (batch logs).
+        #[arg(long, default_value_t = 30.0, value_parser = parse_interval)]
+        progress_every: f64,
     },
 }
 
@@ -238,14 +256,23 @@ fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(v)
 }
 
+/// `--progress-every`: a positive number of seconds.
+fn parse_interval(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.1..=86_400.0).contains(&x) => Ok(x),
+        _ => Err(format!("expected seconds in [0.1, 86400], got `{s}`")),
+    }
+}
+
+/// How a run shows progress.
+#[derive(Debug, Clone, Copy)]
+struct Show {
+    quiet: bool,
+    every: f64,
+}
+
 fn report(s: &dyn Loaded, sum: &runner::RunSummary) {
-    println!(
-        "{}: {} job(s) run, {} already done, {:.2} s wall",
-        s.meta().name,
-        sum.ran,
-        sum.skipped,
-        sum.wall_s
-    );
+    println!("{}", sum.line(&s.meta().name));
     if sum.complete {
         for w in &sum.written {
             println!("  wrote {}", w.display());
@@ -393,7 +420,22 @@ fn real_main(cli: Cli) -> Result<()> {
             no_plots,
             clean,
             quick,
-        } => run_file(&registry, &file, out, jobs, None, no_plots, clean, quick)?,
+            quiet,
+            progress_every,
+        } => run_file(
+            &registry,
+            &file,
+            RunOptions {
+                out,
+                jobs,
+                shard: None,
+                no_plots,
+                quiet,
+                clean,
+                progress_every: Some(std::time::Duration::from_secs_f64(progress_every)),
+            },
+            quick,
+        )?,
         Cmd::Sweep {
             file,
             jobs,
@@ -402,7 +444,22 @@ fn real_main(cli: Cli) -> Result<()> {
             no_plots,
             clean,
             quick,
-        } => run_file(&registry, &file, out, jobs, shard, no_plots, clean, quick)?,
+            quiet,
+            progress_every,
+        } => run_file(
+            &registry,
+            &file,
+            RunOptions {
+                out,
+                jobs,
+                shard,
+                no_plots,
+                quiet,
+                clean,
+                progress_every: Some(std::time::Duration::from_secs_f64(progress_every)),
+            },
+            quick,
+        )?,
         Cmd::Merge {
             dirs,
             out,
@@ -445,7 +502,13 @@ fn real_main(cli: Cli) -> Result<()> {
             jobs,
             only,
             quick,
+            quiet,
+            progress_every,
         } => {
+            let show = Show {
+                quiet,
+                every: progress_every,
+            };
             let files: Vec<PathBuf> = scenario_files(&dir)?
                 .into_iter()
                 .filter(|f| {
@@ -483,6 +546,8 @@ fn real_main(cli: Cli) -> Result<()> {
                     &**s,
                     &RunOptions {
                         jobs,
+                        quiet: show.quiet,
+                        progress_every: Some(std::time::Duration::from_secs_f64(show.every)),
                         ..Default::default()
                     },
                 );
@@ -503,28 +568,9 @@ fn real_main(cli: Cli) -> Result<()> {
 }
 
 /// `run` and `sweep`: load, run (a shard of) the jobs, report.
-fn run_file(
-    registry: &Registry,
-    file: &Path,
-    out: Option<PathBuf>,
-    jobs: Option<usize>,
-    shard: Option<Shard>,
-    no_plots: bool,
-    clean: bool,
-    quick: bool,
-) -> Result<()> {
+fn run_file(registry: &Registry, file: &Path, opts: RunOptions, quick: bool) -> Result<()> {
     let s = load(registry, file, quick)?;
-    let sum = runner::run(
-        &*s,
-        &RunOptions {
-            out,
-            jobs,
-            shard,
-            no_plots,
-            quiet: false,
-            clean,
-        },
-    )?;
+    let sum = runner::run(&*s, &opts)?;
     report(&*s, &sum);
     Ok(())
 }

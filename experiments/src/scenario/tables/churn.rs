@@ -106,6 +106,40 @@ impl RawChurn {
 }
 
 impl ChurnSpec {
+    /// Check node ids and counts against a topology of `n` nodes.
+    pub fn check_nodes(&self, n: usize) -> Result<(), KeyError> {
+        for (i, e) in self.events.iter().enumerate() {
+            if e.node as usize >= n {
+                return Err(KeyError::new(
+                    &format!("churn.events.{i}.node"),
+                    format!(
+                        "names node {} but the topology has {n} nodes (0..{})",
+                        e.node,
+                        n - 1
+                    ),
+                ));
+            }
+        }
+        for (i, &d) in self.initially_down.iter().enumerate() {
+            if d as usize >= n {
+                return Err(KeyError::new(
+                    &format!("churn.initially_down.{i}"),
+                    format!(
+                        "names node {d} but the topology has {n} nodes (0..{})",
+                        n - 1
+                    ),
+                ));
+            }
+        }
+        if self.stable_nodes as usize > n {
+            return Err(KeyError::new(
+                "churn.stable_nodes",
+                format!("is {} but the topology has {n} nodes", self.stable_nodes),
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether any churn is configured.
     pub fn is_active(&self) -> bool {
         self.sessions.is_some() || !self.events.is_empty() || !self.initially_down.is_empty()
