@@ -44,7 +44,7 @@ enum Cmd {
     Run {
         /// Scenario file.
         file: PathBuf,
-        /// Output folder (default: results/<scenario name>).
+        /// Output folder (default: results/NAME, NAME being the scenario name).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Worker threads (default: all cores). Results do not depend on it.
@@ -77,7 +77,7 @@ enum Cmd {
         /// Run only shard I of N (1-based): jobs j with j mod N = I-1.
         #[arg(long)]
         shard: Option<Shard>,
-        /// Output folder (default: results/<scenario name>).
+        /// Output folder (default: results/NAME, NAME being the scenario name).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Do not draw plots.
