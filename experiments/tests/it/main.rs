@@ -9,6 +9,7 @@ mod pruned_clocks;
 mod reliability;
 mod runner;
 mod scenario;
+mod smoke_props;
 mod spd;
 
 use experiments::experiment::Loaded;
