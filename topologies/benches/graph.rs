@@ -8,12 +8,14 @@
 //! * `paths_*`: all shortest-path trees (predecessor / next-hop matrices). Ours:
 //!   [`topologies::apsp_with_paths`]; petgraph: `algo::floyd_warshall_path`.
 //! * `sssp_*`: one single-source run (distances), averaged over all sources.
-//! * `connected_*`: is the graph connected? Ours: BFS from node 0 on the CSR
-//!   ([`topologies::stats::is_connected`]); petgraph: `algo::connected_components` on an
-//!   `UnGraph`, and its union–find over the CSR ([`topologies::stats::connected_components`]).
+//! * `connected_*`: is the graph connected? Hand-written: BFS from node 0 on the CSR
+//!   ([`topologies::stats::bfs_hops`], what `is_connected` used to do); petgraph:
+//!   `algo::connected_components` on an `UnGraph`, and petgraph's union–find over the CSR
+//!   ([`topologies::stats::connected_components`], what `is_connected` does now).
 //! * `to_graph`: the cost of building petgraph's `UnGraph` from the CSR (not included above).
 //!
-//! `cargo bench -p topologies --bench graph`
+//! `cargo bench -p topologies --bench graph`; `GRAPH_BENCH_SIZES=1000` (comma-separated) runs
+//! other sizes, e.g. one size at a time under `valgrind --tool=callgrind` for instruction counts.
 
 use petgraph::algo;
 use petgraph::graph::{NodeIndex, UnGraph};
@@ -23,7 +25,13 @@ fn main() {
     divan::main();
 }
 
-const SIZES: [usize; 2] = [200, 1000];
+/// Node counts: `GRAPH_BENCH_SIZES` if set (comma-separated), else 200 and 1000.
+fn sizes() -> Vec<usize> {
+    std::env::var("GRAPH_BENCH_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![200, 1000])
+}
 
 fn csr(n: usize) -> Csr {
     rt_waxman_portable(
@@ -44,14 +52,14 @@ fn one_thread() -> rayon::ThreadPool {
         .expect("thread pool")
 }
 
-#[divan::bench(args = SIZES, sample_count = 10)]
+#[divan::bench(args = sizes(), sample_count = 10)]
 fn apsp_ours(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n);
     let pool = one_thread();
     b.bench(|| pool.install(|| apsp(divan::black_box(&g))));
 }
 
-#[divan::bench(args = SIZES, sample_count = 10)]
+#[divan::bench(args = sizes(), sample_count = 10)]
 fn apsp_petgraph_dijkstra(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n).to_graph();
     b.bench(|| {
@@ -62,26 +70,26 @@ fn apsp_petgraph_dijkstra(b: divan::Bencher<'_, '_>, n: usize) {
     });
 }
 
-#[divan::bench(args = SIZES, sample_count = 3, sample_size = 1)]
+#[divan::bench(args = sizes(), sample_count = 3, sample_size = 1)]
 fn apsp_petgraph_floyd_warshall(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n).to_graph();
     b.bench(|| algo::floyd_warshall(divan::black_box(&g), |e| *e.weight()));
 }
 
-#[divan::bench(args = SIZES, sample_count = 10)]
+#[divan::bench(args = sizes(), sample_count = 10)]
 fn paths_ours(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n);
     let pool = one_thread();
     b.bench(|| pool.install(|| apsp_with_paths(divan::black_box(&g))));
 }
 
-#[divan::bench(args = SIZES, sample_count = 3, sample_size = 1)]
+#[divan::bench(args = sizes(), sample_count = 3, sample_size = 1)]
 fn paths_petgraph_floyd_warshall(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n).to_graph();
     b.bench(|| algo::floyd_warshall::floyd_warshall_path(divan::black_box(&g), |e| *e.weight()));
 }
 
-#[divan::bench(args = SIZES)]
+#[divan::bench(args = sizes())]
 fn sssp_ours(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n);
     let mut s = 0;
@@ -91,7 +99,7 @@ fn sssp_ours(b: divan::Bencher<'_, '_>, n: usize) {
     });
 }
 
-#[divan::bench(args = SIZES)]
+#[divan::bench(args = sizes())]
 fn sssp_petgraph(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n).to_graph();
     let mut s = 0;
@@ -103,25 +111,29 @@ fn sssp_petgraph(b: divan::Bencher<'_, '_>, n: usize) {
     });
 }
 
-#[divan::bench(args = SIZES)]
+#[divan::bench(args = sizes())]
 fn connected_ours_bfs(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n);
-    b.bench(|| stats::is_connected(divan::black_box(&g)));
+    b.bench(|| {
+        stats::bfs_hops(divan::black_box(&g), 0)
+            .iter()
+            .all(|&h| h != usize::MAX)
+    });
 }
 
-#[divan::bench(args = SIZES)]
+#[divan::bench(args = sizes())]
 fn connected_petgraph_components(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n).to_graph();
     b.bench(|| algo::connected_components(divan::black_box(&g)) == 1);
 }
 
-#[divan::bench(args = SIZES)]
+#[divan::bench(args = sizes())]
 fn connected_petgraph_unionfind_on_csr(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n);
     b.bench(|| stats::connected_components(divan::black_box(&g)) == 1);
 }
 
-#[divan::bench(args = SIZES)]
+#[divan::bench(args = sizes())]
 fn to_graph(b: divan::Bencher<'_, '_>, n: usize) {
     let g = csr(n);
     b.bench(|| divan::black_box(&g).to_graph());

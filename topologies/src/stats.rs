@@ -63,27 +63,28 @@ pub fn bfs_hops(g: &Csr, s: usize) -> Vec<usize> {
     h
 }
 
-/// `true` if every node is reachable from every other (at most one connected component; an
-/// empty graph counts as connected). See [`component_labels`].
-pub fn is_connected(g: &Csr) -> bool {
-    connected_components(g) <= 1
+/// petgraph's union–find over the edges of `g` (each undirected edge once).
+fn union_find(g: &Csr) -> UnionFind<usize> {
+    let n = g.n();
+    let mut sets = UnionFind::new(n);
+    for u in 0..n {
+        let (lo, hi) = (g.offsets[u] as usize, g.offsets[u + 1] as usize);
+        for &v in &g.targets[lo..hi] {
+            let v = v as usize;
+            if u < v {
+                sets.union(u, v);
+            }
+        }
+    }
+    sets
 }
 
 /// The connected component of every node, numbered `0, 1, …` in order of each component's
 /// lowest node id (so node 0 is in component 0, and the labelling does not depend on edge
 /// order). Computed with petgraph's union–find over the edges, `O(|E| α(|V|))`.
 pub fn component_labels(g: &Csr) -> Vec<usize> {
-    let n = g.n();
-    let mut sets = UnionFind::<usize>::new(n);
-    for u in 0..n {
-        for (v, _) in g.neighbours(u) {
-            if u < v {
-                sets.union(u, v);
-            }
-        }
-    }
-    let roots = sets.into_labeling();
-    let mut label_of_root = vec![usize::MAX; n];
+    let roots = union_find(g).into_labeling();
+    let mut label_of_root = vec![usize::MAX; roots.len()];
     let mut next = 0;
     roots
         .into_iter()
@@ -98,9 +99,16 @@ pub fn component_labels(g: &Csr) -> Vec<usize> {
 }
 
 /// Number of connected components (an isolated node is a component of its own; 0 for an
-/// empty graph). See [`component_labels`].
+/// empty graph), with petgraph's union–find like [`component_labels`].
 pub fn connected_components(g: &Csr) -> usize {
-    component_labels(g).into_iter().max().map_or(0, |m| m + 1)
+    let sets = union_find(g);
+    (0..g.n()).filter(|&i| sets.find(i) == i).count()
+}
+
+/// `true` if every node is reachable from every other (at most one connected component; an
+/// empty graph counts as connected). See [`connected_components`].
+pub fn is_connected(g: &Csr) -> bool {
+    connected_components(g) <= 1
 }
 
 /// Hop diameter (largest shortest-path hop count); `None` if disconnected.
