@@ -21,9 +21,13 @@
 //!   readers for square text matrices (optionally gzipped), multi-frame files (frame or median)
 //!   and `i j rtt` triples; `to_micros_u32` for the simulator.
 //! * All-pairs shortest paths ([`mod@apsp`]): parallel Dijkstra with optional predecessor /
-//!   next-hop matrices.
-//! * Statistics ([`stats`]): degrees, connectivity, diameters, mean latency, triangle-inequality
-//!   violations, the length-bin histogram of BRITE's reference files.
+//!   next-hop matrices (the workspace's one all-pairs routine).
+//! * Statistics ([`stats`]): degrees, connectivity and connected components (petgraph's
+//!   union–find), diameters, mean latency, triangle-inequality violations, the length-bin histogram of
+//!   BRITE's reference files.
+//! * petgraph interop: [`Topology::to_graph`] (nodes and edges with all their attributes) and
+//!   [`Csr::to_graph`] (latency-weighted) build a `petgraph::graph::UnGraph`, so any petgraph
+//!   algorithm runs on a topology.
 //!
 //! # Reconstruction choices
 //!
@@ -77,7 +81,7 @@ pub mod stats;
 pub mod topology;
 pub mod waxman;
 
-pub use apsp::{ShortestPaths, apsp, apsp_with_paths, dijkstra, floyd_warshall};
+pub use apsp::{ShortestPaths, apsp, apsp_with_paths, dijkstra};
 pub use ba::{barabasi_albert, barabasi_albert_with};
 pub use brite::{fmt_g, parse_brite, read_brite, to_brite_string, write_brite};
 pub use error::{GenerateError, ParseError, ReadError};

@@ -1,6 +1,8 @@
 //! The [`Topology`] type (nodes in a plane, undirected links), the latency scaling and the
-//! CSR adjacency used by the shortest-path code.
+//! CSR adjacency used by the shortest-path code, and conversions to petgraph's [`UnGraph`] for
+//! running any petgraph algorithm on a topology.
 
+use petgraph::graph::{NodeIndex, UnGraph};
 use serde::{Deserialize, Serialize};
 
 use crate::waxman::WaxmanParams;
@@ -212,6 +214,25 @@ impl Topology {
         )
     }
 
+    /// The topology as a petgraph [`UnGraph`]: node `i` is `NodeIndex::new(i)` with weight
+    /// `nodes[i]`, edge `k` is `EdgeIndex::new(k)` with weight `edges[k]` (so edge order and
+    /// every attribute are kept). Use it to run petgraph's algorithms, e.g.
+    /// `petgraph::algo::dijkstra(&g, s, None, |e| e.weight().length * ms_per_unit)`; for
+    /// latency-weighted work [`Csr::to_graph`] avoids the per-edge multiplication.
+    ///
+    /// # Panics
+    /// If the topology has `u32::MAX` nodes or edges or more (petgraph's default index type).
+    pub fn to_graph(&self) -> UnGraph<Node, Edge> {
+        let mut g = UnGraph::with_capacity(self.nodes.len(), self.edges.len());
+        for node in &self.nodes {
+            g.add_node(*node);
+        }
+        for e in &self.edges {
+            g.add_edge(NodeIndex::new(e.src), NodeIndex::new(e.dst), *e);
+        }
+        g
+    }
+
     /// CSR adjacency with an arbitrary per-edge weight (e.g. BRITE `delay_ms`, or 1 for hops).
     pub fn csr_with(&self, weight: impl Fn(&Edge) -> f64) -> Csr {
         Csr::from_edges(
@@ -293,5 +314,37 @@ impl Csr {
     /// Degree of `u`.
     pub fn degree(&self, u: usize) -> usize {
         (self.offsets[u + 1] - self.offsets[u]) as usize
+    }
+
+    /// The graph as a petgraph [`UnGraph`] with the arc weights (ms for [`Topology::csr`]):
+    /// node `i` is `NodeIndex::new(i)`, and each undirected edge appears once, ordered by its
+    /// lower end point and then by its position in that node's neighbour list.
+    ///
+    /// # Panics
+    /// If the graph has `u32::MAX` nodes or edges or more (petgraph's default index type).
+    pub fn to_graph(&self) -> UnGraph<(), f64> {
+        let n = self.n();
+        let mut g = UnGraph::with_capacity(n, self.arcs() / 2);
+        for _ in 0..n {
+            g.add_node(());
+        }
+        for u in 0..n {
+            // A self-loop is stored as two arcs u → u: keep every second one.
+            let mut self_loop_arcs = 0usize;
+            for (v, w) in self.neighbours(u) {
+                let keep = match u.cmp(&v) {
+                    std::cmp::Ordering::Less => true,
+                    std::cmp::Ordering::Equal => {
+                        self_loop_arcs += 1;
+                        self_loop_arcs % 2 == 1
+                    }
+                    std::cmp::Ordering::Greater => false,
+                };
+                if keep {
+                    g.add_edge(NodeIndex::new(u), NodeIndex::new(v), w);
+                }
+            }
+        }
+        g
     }
 }

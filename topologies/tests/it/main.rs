@@ -4,6 +4,7 @@ mod apsp;
 mod ba;
 mod brite_io;
 mod brite_reference;
+mod graph;
 mod latency_data;
 mod matrix_errors;
 mod stats;
