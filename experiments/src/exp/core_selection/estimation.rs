@@ -475,11 +475,11 @@ fn fig6(run: &EstimationRun, p: &Params, seed: u64) -> Vec<Table> {
             "median_dre",
             netcoord::median(all.iter().copied()).unwrap_or(f64::NAN),
         );
-        put("median_abs_dre", abs.inverse_cdf(0.5).unwrap_or(f64::NAN));
-        put("p80_abs_dre", abs.inverse_cdf(0.8).unwrap_or(f64::NAN));
+        put("median_abs_dre", abs.quantile(0.5).unwrap_or(f64::NAN));
+        put("p80_abs_dre", abs.quantile(0.8).unwrap_or(f64::NAN));
         put("frac_abs_dre_le_0.15", abs.cdf(0.15));
         put("frac_abs_dre_le_0.50", abs.cdf(0.5));
-        put("p80_rel_err", rel.inverse_cdf(0.8).unwrap_or(f64::NAN));
+        put("p80_rel_err", rel.quantile(0.8).unwrap_or(f64::NAN));
         put("frac_rel_err_le_0.15", rel.cdf(0.15));
         put("frac_rel_err_le_0.50", rel.cdf(0.5));
         let over = all.iter().filter(|&&x| x > 0.0).count() as f64 / all.len().max(1) as f64;
@@ -626,7 +626,7 @@ fn fig78(run: &EstimationRun, p: &Params, seed: u64) -> anyhow::Result<Vec<Table
         put("frac_min_error_le_20ms", mins_e.cdf(20.0));
         put(
             "p95_min_error_ms",
-            mins_e.inverse_cdf(0.95).unwrap_or(f64::NAN),
+            mins_e.quantile(0.95).unwrap_or(f64::NAN),
         );
         let ecc_e = Ecdf::new(eccs.iter().copied());
         put("median_ecc_ms", ecc_e.median().unwrap_or(f64::NAN));
