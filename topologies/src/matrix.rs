@@ -550,7 +550,8 @@ pub fn parse_frames<'a>(
     Ok(m)
 }
 
-/// Median of finite values (mean of the two middle ones for even counts); NaN if empty.
+/// Median of finite values (for even counts the two middle ones interpolated half-way,
+/// `a + (b − a)/2`: the workspace's type-7 quantile at 0.5); NaN if empty.
 pub fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -560,7 +561,8 @@ pub fn median(v: &mut [f64]) -> f64 {
     if k % 2 == 1 {
         v[k / 2]
     } else {
-        0.5 * (v[k / 2 - 1] + v[k / 2])
+        let (a, b) = (v[k / 2 - 1], v[k / 2]);
+        if a == b { a } else { a + 0.5 * (b - a) }
     }
 }
 
