@@ -1,4 +1,4 @@
-//! Dense latency matrices and readers for measured RTT data (`shared/data/latency`).
+//! Dense latency matrices and readers for measured RTT data (the repository's `data/latency`).
 //!
 //! * [`LatencyMatrix`] — `n × n`, row-major, milliseconds as `f64`, missing = NaN.
 //! * [`read_matrix`] — one square text matrix (whitespace/TAB separated, `.gz` allowed).
@@ -7,9 +7,11 @@
 //! * [`read_triples`] — `i j rtt` lines.
 //!
 //! All readers take [`MatrixOptions`]: the unit of the file ([`TimeUnit`], converted to ms), the
-//! missing-value convention ([`Missing`]; the token `nan`/`NaN`/`NA` is always missing) and
-//! whether to force the diagonal to 0. Negative values that are not the missing marker are
-//! errors. Errors carry file, 1-based line and column ([`ParseError`]).
+//! missing-value convention ([`Missing`]; with any convention but [`Missing::None`] the tokens
+//! `nan`/`NaN`/`NA` are missing too, with `Missing::None` they are errors) and whether to force
+//! the diagonal to 0. Negative values that are not the missing marker are errors, and so is a
+//! matrix of fewer than 2 nodes. Errors carry file, 1-based line and column ([`ParseError`]),
+//! also for bytes that are not text and for corrupt gzip data.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -17,7 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::brite::fmt_g_prec;
-use crate::error::{ParseError, ReadError, end_column, tokens};
+use crate::error::{MAX_MATRIX_NODES, ParseError, ReadError, describe_io, end_column, tokens};
 
 /// A dense `n × n` latency matrix in milliseconds (row-major; `NaN` = missing).
 ///
@@ -194,10 +196,12 @@ impl TimeUnit {
     }
 }
 
-/// Which raw values mean "missing" (→ NaN). The tokens `nan`, `NaN`, `NA` always do.
+/// Which raw values mean "missing" (→ NaN). With every convention but `None` the tokens `nan`,
+/// `NaN`, `NA` are missing as well; `Value(f64::NAN)` makes them the only missing values (the
+/// scenario file's `missing = nan`).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub enum Missing {
-    /// No marker: every value must be a non-negative number.
+    /// No marker: every value must be a non-negative number (a NaN token is an error).
     #[default]
     None,
     /// Exactly this raw value (before unit conversion), e.g. `-1` for King-style data.
@@ -248,16 +252,84 @@ pub enum FrameSelect {
 
 /// Open a file, transparently gunzipping `*.gz`.
 fn open(path: &Path) -> Result<Box<dyn BufRead>, ReadError> {
-    let f = std::fs::File::open(path).map_err(|source| ReadError::Io {
-        path: Some(path.to_path_buf()),
-        source,
-    })?;
+    let f = std::fs::File::open(path).map_err(|e| ReadError::io(Some(path), e))?;
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(ReadError::io(
+            Some(path),
+            std::io::Error::from(std::io::ErrorKind::IsADirectory),
+        ));
+    }
     let r: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
         Box::new(flate2::read::MultiGzDecoder::new(f))
     } else {
         Box::new(f)
     };
     Ok(Box::new(BufReader::with_capacity(1 << 16, r)))
+}
+
+/// Reads text lines with their numbers; bytes that are not UTF-8 and read errors in the middle
+/// of the input (corrupt gzip data) become [`ParseError`]s at the line where they occur.
+struct Lines<'a> {
+    input: Box<dyn BufRead + 'a>,
+    path: Option<&'a Path>,
+    bytes: Vec<u8>,
+    /// Number of the line last returned (1-based; 0 before the first).
+    line: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(input: impl BufRead + 'a, path: Option<&'a Path>) -> Self {
+        Self {
+            input: Box::new(input),
+            path,
+            bytes: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// The next line's number and text without its line ending, or `None` at the end of the
+    /// input.
+    fn next_line(&mut self) -> Result<Option<(usize, &str)>, ParseError> {
+        self.bytes.clear();
+        let got = self.input.read_until(b'\n', &mut self.bytes).map_err(|e| {
+            ParseError::new(
+                self.path,
+                self.line + 1,
+                1,
+                format!("cannot read this line: {}", describe_io(&e)),
+            )
+        })?;
+        if got == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        let mut b = &self.bytes[..];
+        if let Some(x) = b.strip_suffix(b"\n") {
+            b = x;
+        }
+        if let Some(x) = b.strip_suffix(b"\r") {
+            b = x;
+        }
+        match std::str::from_utf8(b) {
+            Ok(t) => Ok(Some((self.line, t))),
+            Err(e) => {
+                let ok = e.valid_up_to();
+                let col = std::str::from_utf8(&b[..ok]).map_or(1, |t| t.chars().count() + 1);
+                Err(ParseError::new(
+                    self.path,
+                    self.line,
+                    col,
+                    format!("expected text, found the byte 0x{:02x} (not UTF-8)", b[ok]),
+                ))
+            }
+        }
+    }
+}
+
+/// `true` for the tokens that spell "not a number": `NA` and anything Rust parses as NaN
+/// (`nan`, `NaN`, `-nan`, …).
+fn is_nan_token(tok: &str) -> bool {
+    tok == "NA" || tok.parse::<f64>().is_ok_and(f64::is_nan)
 }
 
 /// Parse one token into ms (NaN for missing). `diag` tells whether it is on the diagonal.
@@ -269,7 +341,19 @@ fn value(
     opts: &MatrixOptions,
     path: Option<&Path>,
 ) -> Result<f64, ParseError> {
-    if matches!(tok, "nan" | "NaN" | "NAN" | "NA") {
+    if is_nan_token(tok) {
+        if matches!(opts.missing, Missing::None) {
+            return Err(ParseError::new(
+                path,
+                line,
+                col,
+                format!(
+                    "{tok} without a missing-value marker; set missing = nan (or \
+                     \"zero-off-diagonal\", \"negative\" or a marker number) to read it as a \
+                     missing value"
+                ),
+            ));
+        }
         return Ok(f64::NAN);
     }
     let v: f64 = match tok.parse() {
@@ -300,49 +384,78 @@ fn value(
             format!("negative latency {tok} (not the configured missing-value marker)"),
         ));
     }
-    Ok(v * opts.unit.to_ms())
+    let ms = v * opts.unit.to_ms();
+    if !ms.is_finite() {
+        return Err(ParseError::new(
+            path,
+            line,
+            col,
+            format!("latency {tok} is too large to convert to milliseconds"),
+        ));
+    }
+    Ok(ms)
 }
 
 /// Streams rows of a (multi-frame) square matrix, checking row lengths.
 struct RowReader<'a> {
-    input: Box<dyn BufRead + 'a>,
-    path: Option<&'a Path>,
+    lines: Lines<'a>,
     opts: MatrixOptions,
-    buf: String,
-    line: usize,
     /// Row length (from the first row or given).
     n: Option<usize>,
+    /// Line whose length fixed `n` (0 = not yet, `usize::MAX` = given by the caller).
     first_line: usize,
     rows: usize,
 }
 
 impl<'a> RowReader<'a> {
+    fn new(
+        input: impl BufRead + 'a,
+        path: Option<&'a Path>,
+        n: Option<usize>,
+        opts: &MatrixOptions,
+    ) -> Self {
+        Self {
+            lines: Lines::new(input, path),
+            opts: *opts,
+            first_line: if n.is_some() { usize::MAX } else { 0 },
+            n,
+            rows: 0,
+        }
+    }
+
+    /// Number of the last line read.
+    fn line(&self) -> usize {
+        self.lines.line
+    }
+
     /// Read the next non-empty row into `out`; returns its line number, or `None` at EOF.
-    fn next_row(&mut self, out: &mut Vec<f64>) -> Result<Option<usize>, ReadError> {
+    fn next_row(&mut self, out: &mut Vec<f64>) -> Result<Option<usize>, ParseError> {
+        let path = self.lines.path;
         loop {
-            self.buf.clear();
-            let got = self
-                .input
-                .read_line(&mut self.buf)
-                .map_err(|source| ReadError::Io {
-                    path: self.path.map(Path::to_path_buf),
-                    source,
-                })?;
-            if got == 0 {
+            let Some((ln, line)) = self.lines.next_line()? else {
                 return Ok(None);
-            }
-            self.line += 1;
-            let line = self.buf.trim_end_matches(['\n', '\r']);
+            };
             let toks = tokens(line);
             if toks.is_empty() {
                 continue;
             }
-            let given = self.n.is_some() && self.first_line == 0;
-            let n = *self.n.get_or_insert(toks.len());
             if self.first_line == 0 {
-                // line whose length fixed n (0 = n was given by the caller)
-                self.first_line = if given { usize::MAX } else { self.line };
+                self.first_line = ln;
+                self.n = Some(toks.len());
+                if toks.len() > MAX_MATRIX_NODES {
+                    return Err(ParseError::new(
+                        path,
+                        ln,
+                        toks[MAX_MATRIX_NODES].0,
+                        format!(
+                            "the first row has {} values; matrices of more than \
+                             {MAX_MATRIX_NODES} nodes are not supported",
+                            toks.len()
+                        ),
+                    ));
+                }
             }
+            let n = self.n.unwrap_or(0);
             if toks.len() != n {
                 let col = if toks.len() < n {
                     end_column(line)
@@ -355,25 +468,37 @@ impl<'a> RowReader<'a> {
                     format!("as in line {}", self.first_line)
                 };
                 return Err(ParseError::new(
-                    self.path,
-                    self.line,
+                    path,
+                    ln,
                     col,
                     format!(
                         "ragged row: expected {n} values ({origin}), found {}",
                         toks.len()
                     ),
-                )
-                .into());
+                ));
             }
             let i = self.rows % n;
             out.clear();
             for (j, &(c, t)) in toks.iter().enumerate() {
-                out.push(value(t, c, self.line, i == j, &self.opts, self.path)?);
+                out.push(value(t, c, ln, i == j, &self.opts, path)?);
             }
             self.rows += 1;
-            return Ok(Some(self.line));
+            return Ok(Some(ln));
         }
     }
+}
+
+/// The error for a matrix of fewer than 2 nodes.
+fn too_small(path: Option<&Path>, line: usize, n: usize) -> ParseError {
+    ParseError::new(
+        path,
+        line,
+        1,
+        format!(
+            "a latency matrix needs at least 2 nodes (one node has no latency to anything), \
+             found {n} × {n}"
+        ),
+    )
 }
 
 /// Read one square matrix from any buffered reader (`path` only names the input in errors).
@@ -382,16 +507,7 @@ pub fn parse_matrix<'a>(
     path: Option<&'a Path>,
     opts: &MatrixOptions,
 ) -> Result<LatencyMatrix, ReadError> {
-    let mut rr = RowReader {
-        input: Box::new(input),
-        path,
-        opts: *opts,
-        buf: String::new(),
-        line: 0,
-        n: None,
-        first_line: 0,
-        rows: 0,
-    };
+    let mut rr = RowReader::new(input, path, None, opts);
     let mut row = Vec::new();
     let mut data = Vec::new();
     while let Some(ln) = rr.next_row(&mut row)? {
@@ -410,17 +526,20 @@ pub fn parse_matrix<'a>(
     let n = rr.n.unwrap_or(0);
     if n == 0 {
         return Err(
-            ParseError::new(path, rr.line + 1, 1, "expected a matrix, found no data").into(),
+            ParseError::new(path, rr.line() + 1, 1, "expected a matrix, found no data").into(),
         );
     }
     if rr.rows != n {
         return Err(ParseError::new(
             path,
-            rr.line + 1,
+            rr.line() + 1,
             1,
             format!("non-square matrix: {n} columns but only {} rows", rr.rows),
         )
         .into());
+    }
+    if n < 2 {
+        return Err(too_small(path, rr.first_line, n).into());
     }
     let mut m = LatencyMatrix { n, data };
     if opts.zero_diagonal {
@@ -460,55 +579,63 @@ pub fn parse_frames<'a>(
     select: FrameSelect,
     opts: &MatrixOptions,
 ) -> Result<LatencyMatrix, ReadError> {
-    let mut rr = RowReader {
-        input: Box::new(input),
-        path,
-        opts: *opts,
-        buf: String::new(),
-        line: 0,
-        n,
-        first_line: 0,
-        rows: 0,
-    };
+    if let FrameSelect::Frame(0) = select {
+        return Err(ParseError::new(path, 1, 1, "frame numbers start at 1, got frame 0").into());
+    }
+    if let Some(k) = n
+        && !(2..=MAX_MATRIX_NODES).contains(&k)
+    {
+        return Err(ParseError::new(
+            path,
+            1,
+            1,
+            format!("the frame size must be in 2..={MAX_MATRIX_NODES} nodes, got {k}"),
+        )
+        .into());
+    }
+    let mut rr = RowReader::new(input, path, n, opts);
     let mut row = Vec::new();
     let mut all: Vec<f64> = Vec::new();
-    if let FrameSelect::Frame(0) = select {
-        return Err(ParseError::new(path, 1, 1, "frame numbers start at 1").into());
-    }
-    while rr.next_row(&mut row)?.is_some() {
-        let n = rr.n.unwrap_or(0);
+    // line of the first row of the frame being read
+    let mut frame_line = 0;
+    while let Some(ln) = rr.next_row(&mut row)? {
+        let n = rr.n.unwrap_or(1);
+        if (rr.rows - 1).is_multiple_of(n) {
+            frame_line = ln;
+        }
         let frame = (rr.rows - 1) / n + 1;
         match select {
             FrameSelect::Frame(t) if frame < t => {}
-            FrameSelect::Frame(t) if frame == t => {
+            FrameSelect::Frame(_) => {
                 all.extend_from_slice(&row);
-                if rr.rows == t * n {
+                if rr.rows.is_multiple_of(n) {
                     break;
                 }
             }
-            FrameSelect::Frame(_) => unreachable!(),
             FrameSelect::Median => all.extend_from_slice(&row),
         }
     }
     let n = rr.n.unwrap_or(0);
     if n == 0 {
         return Err(
-            ParseError::new(path, rr.line + 1, 1, "expected a matrix, found no data").into(),
+            ParseError::new(path, rr.line() + 1, 1, "expected a matrix, found no data").into(),
         );
     }
     if !rr.rows.is_multiple_of(n) {
         return Err(ParseError::new(
             path,
-            rr.line + 1,
+            rr.line() + 1,
             1,
             format!(
-                "expected whole frames of {n} rows, found {} rows ({} + {} rows)",
-                rr.rows,
-                rr.rows / n * n,
+                "frame {} (from line {frame_line}) is incomplete: it has {} of its {n} rows",
+                rr.rows / n + 1,
                 rr.rows % n
             ),
         )
         .into());
+    }
+    if n < 2 {
+        return Err(too_small(path, rr.first_line, n).into());
     }
     let frames = rr.rows / n;
     let mut m = match select {
@@ -516,9 +643,12 @@ pub fn parse_frames<'a>(
             if frames < t {
                 return Err(ParseError::new(
                     path,
-                    rr.line + 1,
+                    rr.line() + 1,
                     1,
-                    format!("expected at least {t} frames, found {frames}"),
+                    format!(
+                        "frame {t} is missing: the file ends after {frames} frame{} of {n} rows",
+                        if frames == 1 { "" } else { "s" }
+                    ),
                 )
                 .into());
             }
@@ -578,7 +708,8 @@ pub struct TripleOptions {
 }
 
 /// Read `i j rtt` lines (whitespace separated; blank lines and lines starting with `#` are
-/// skipped). Entries not given are NaN, the diagonal is 0. A pair given twice is an error.
+/// skipped). Entries not given are NaN, the diagonal is 0. A pair given twice is an error, and
+/// so is an index of [`MAX_MATRIX_NODES`] or more.
 pub fn read_triples(
     path: impl AsRef<Path>,
     opts: &TripleOptions,
@@ -587,26 +718,36 @@ pub fn read_triples(
     parse_triples(open(path)?, Some(path), opts)
 }
 
+/// One `i j rtt` entry with its position.
+struct Triple {
+    i: usize,
+    j: usize,
+    v: f64,
+    line: usize,
+    col: usize,
+}
+
 /// [`read_triples`] on any buffered reader.
 pub fn parse_triples(
-    mut input: impl BufRead,
+    input: impl BufRead,
     path: Option<&Path>,
     opts: &TripleOptions,
 ) -> Result<LatencyMatrix, ReadError> {
-    let mut entries: Vec<(usize, usize, f64, usize, usize)> = Vec::new(); // i, j, v, line, col
-    let mut buf = String::new();
-    let mut ln = 0;
-    loop {
-        buf.clear();
-        let got = input.read_line(&mut buf).map_err(|source| ReadError::Io {
-            path: path.map(Path::to_path_buf),
-            source,
-        })?;
-        if got == 0 {
-            break;
-        }
-        ln += 1;
-        let line = buf.trim_end_matches(['\n', '\r']);
+    if let Some(n) = opts.n
+        && !(2..=MAX_MATRIX_NODES).contains(&n)
+    {
+        return Err(ParseError::new(
+            path,
+            1,
+            1,
+            format!("the matrix size must be in 2..={MAX_MATRIX_NODES} nodes, got {n}"),
+        )
+        .into());
+    }
+    let limit = opts.n.unwrap_or(MAX_MATRIX_NODES);
+    let mut entries: Vec<Triple> = Vec::new();
+    let mut lines = Lines::new(input, path);
+    while let Some((ln, line)) = lines.next_line()? {
         let toks = tokens(line);
         if toks.is_empty() || toks[0].1.starts_with('#') {
             continue;
@@ -633,14 +774,18 @@ pub fn parse_triples(
             } else {
                 raw
             };
-            if let Some(n) = opts.n
-                && i >= n
-            {
+            if i >= limit {
+                let why = match opts.n {
+                    Some(n) => format!("for {n} nodes"),
+                    None => format!(
+                        "(matrices of more than {MAX_MATRIX_NODES} nodes are not supported)"
+                    ),
+                };
                 return Err(ParseError::new(
                     path,
                     ln,
                     c,
-                    format!("index {raw} out of range for {n} nodes"),
+                    format!("index {raw} out of range {why}"),
                 )
                 .into());
             }
@@ -648,30 +793,73 @@ pub fn parse_triples(
         }
         let (c, t) = toks[2];
         let v = value(t, c, ln, idx[0] == idx[1], &opts.values, path)?;
-        entries.push((idx[0], idx[1], v, ln, toks[0].0));
+        entries.push(Triple {
+            i: idx[0],
+            j: idx[1],
+            v,
+            line: ln,
+            col: toks[0].0,
+        });
     }
     let n = opts
         .n
-        .unwrap_or_else(|| entries.iter().map(|e| e.0.max(e.1) + 1).max().unwrap_or(0));
-    let mut m = LatencyMatrix::filled(n, f64::NAN);
-    let mut given = vec![false; n * n];
-    for &(i, j, v, l, c) in &entries {
-        if given[i * n + j] {
-            return Err(ParseError::new(
-                path,
-                l,
-                c,
-                format!("duplicate entry for pair ({i}, {j}) (0-based)"),
-            )
-            .into());
-        }
-        given[i * n + j] = true;
-        m.set(i, j, v);
+        .unwrap_or_else(|| entries.iter().map(|e| e.i.max(e.j) + 1).max().unwrap_or(0));
+    if n < 2 {
+        return Err(ParseError::new(
+            path,
+            lines.line + 1,
+            1,
+            format!(
+                "a latency matrix needs at least 2 nodes (one node has no latency to anything), \
+                 found {n}"
+            ),
+        )
+        .into());
+    }
+    // Duplicates: sort by pair, then by line; the later line of a repeated pair is the error.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&k| (entries[k].i, entries[k].j, entries[k].line));
+    if let Some(w) = order
+        .windows(2)
+        .find(|w| (entries[w[0]].i, entries[w[0]].j) == (entries[w[1]].i, entries[w[1]].j))
+    {
+        let e = &entries[w[1]];
+        return Err(ParseError::new(
+            path,
+            e.line,
+            e.col,
+            format!(
+                "duplicate entry for pair ({}, {}) (0-based; first given on line {})",
+                e.i, e.j, entries[w[0]].line
+            ),
+        )
+        .into());
+    }
+    let cells = n * n;
+    let mut data = Vec::new();
+    if data.try_reserve_exact(cells).is_err() {
+        return Err(ParseError::new(
+            path,
+            lines.line + 1,
+            1,
+            format!("a {n} × {n} matrix does not fit in memory"),
+        )
+        .into());
+    }
+    data.resize(cells, f64::NAN);
+    let mut m = LatencyMatrix { n, data };
+    for e in &entries {
+        m.set(e.i, e.j, e.v);
     }
     if opts.symmetric {
-        for &(i, j, v, _, _) in &entries {
-            if !given[j * n + i] {
-                m.set(j, i, v);
+        let given = |i: usize, j: usize| {
+            order
+                .binary_search_by_key(&(i, j), |&k| (entries[k].i, entries[k].j))
+                .is_ok()
+        };
+        for e in &entries {
+            if !given(e.j, e.i) {
+                m.set(e.j, e.i, e.v);
             }
         }
     }

@@ -10,7 +10,8 @@
 //! * [`PortableRng`] — `Xoshiro256PlusPlus` seeded from a `u64` (portable mode: the same
 //!   model, different numbers, the crate's recommended default for new experiments).
 //!
-//! Notes §1.1 of `shared/notes/algorithms.md` gives the recurrence and the test vector.
+//! The recurrence is glibc's `erand48` (the `drand48` family); the unit test checks its first
+//! outputs against glibc.
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

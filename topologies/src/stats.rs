@@ -1,5 +1,5 @@
-//! Graph and latency-matrix statistics (the tables of `shared/data/brite/README.md` and
-//! `shared/data/latency/README.md`).
+//! Graph and latency-matrix statistics (the tables of `tests/data/README.md` and the
+//! repository's `data/latency/README.md`).
 
 use std::collections::VecDeque;
 

@@ -122,7 +122,7 @@ fn triangle_violations_hand_matrix() {
 
 #[test]
 fn brite_readme_length_tables() {
-    // (file, mean, max, min length, fractions per tenth of L) from shared/data/brite/README.md
+    // (file, mean, max, min length, fractions per tenth of L) from tests/data/README.md
     let table: [(&str, f64, f64, f64, [f64; 10]); 4] = [
         (
             "rtwaxman-n1000-default.brite",
@@ -200,7 +200,7 @@ fn euclidean_latency_helper() {
     let t = read_brite(fixture("rtwaxman-n200-default.brite")).unwrap();
     let ls = t.latency_scale(200.0);
     assert_eq!(ls.ms_per_unit, 0.2);
-    // BRITE delay vs the scaled latency: 59.96 x (notes §1.6)
+    // BRITE delay vs the scaled latency: 59.96 x
     let e = t.edges[0];
     assert!((t.link_latency_ms(0, 200.0) / e.delay_ms - 59.958_491_6).abs() < 1e-6);
 }
