@@ -10,8 +10,9 @@
 //! missing-value convention ([`Missing`]; with any convention but [`Missing::None`] the tokens
 //! `nan`/`NaN`/`NA` are missing too, with `Missing::None` they are errors) and whether to force
 //! the diagonal to 0. Negative values that are not the missing marker are errors, and so is a
-//! matrix of fewer than 2 nodes. Errors carry file, 1-based line and column ([`ParseError`](crate::ParseError)),
-//! also for bytes that are not text and for corrupt gzip data.
+//! matrix of fewer than 2 nodes. Errors carry file, 1-based line and column
+//! ([`ParseError`](crate::ParseError)), also for bytes that are not text and for corrupt gzip
+//! data.
 
 use serde::{Deserialize, Serialize};
 
