@@ -42,7 +42,7 @@ impl BaParams {
         if !(self.bandwidth.is_finite() && self.bandwidth >= 0.0) {
             return bad(format!(
                 "the bandwidth must be a finite number >= 0, got {}",
-                self.bandwidth
+                crate::brite::fmt_g(self.bandwidth)
             ));
         }
         check_placement(n, self.hs, self.hs, Placement::Random)

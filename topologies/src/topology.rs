@@ -81,7 +81,8 @@ pub fn check_side_ms(side_ms: f64) -> Result<(), GenerateError> {
         Ok(())
     } else {
         Err(GenerateError::InvalidParameter(format!(
-            "the plane side latency must be a positive number of ms, got {side_ms}"
+            "the plane side latency must be a positive number of ms, got {}",
+            crate::brite::fmt_g(side_ms)
         )))
     }
 }
@@ -232,7 +233,7 @@ impl Topology {
         if !(self.plane_side.is_finite() && self.plane_side > 0.0) {
             return Err(GenerateError::InvalidParameter(format!(
                 "the plane side must be a positive number of units, got {}",
-                self.plane_side
+                crate::brite::fmt_g(self.plane_side)
             )));
         }
         let s = self.latency_scale(side_ms);
@@ -300,7 +301,8 @@ impl Csr {
             }
             if w.is_nan() || w < 0.0 {
                 return bad(format!(
-                    "link {k} ({u}, {v}) has latency {w}; latencies must be numbers >= 0"
+                    "link {k} ({u}, {v}) has latency {}; latencies must be numbers >= 0",
+                    crate::brite::fmt_g(w)
                 ));
             }
             deg[u] += 1;

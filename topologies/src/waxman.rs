@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::GenerateError;
+use crate::brite::fmt_g;
 use crate::error::{MAX_LINKS, MAX_NODES};
 use crate::placement::{Placement, check_placement, place_nodes};
 use crate::rng::{BriteSeeds, Erand48, PortableRng, UniformSource};
@@ -185,44 +186,46 @@ impl WaxmanParams {
         if !(self.alpha > 0.0 && self.alpha <= 1.0) {
             return bad(format!(
                 "Waxman alpha is a probability and must be in (0, 1], got {}",
-                self.alpha
+                fmt_g(self.alpha)
             ));
         }
         if !(self.beta > 0.0 && self.beta.is_finite()) {
             return bad(format!(
                 "Waxman beta must be a positive number, got {}",
-                self.beta
+                fmt_g(self.beta)
             ));
         }
         if !(self.bw_min.is_finite() && self.bw_max.is_finite()) {
             return bad(format!(
                 "bandwidths must be finite numbers (BWMin = {}, BWMax = {})",
-                self.bw_min, self.bw_max
+                fmt_g(self.bw_min),
+                fmt_g(self.bw_max)
             ));
         }
         match self.bw_dist {
             BandwidthDist::Constant if self.bw_min < 0.0 => {
                 return bad(format!(
                     "constant bandwidth BWMin must be >= 0, got {}",
-                    self.bw_min
+                    fmt_g(self.bw_min)
                 ));
             }
             BandwidthDist::Uniform if !(0.0 <= self.bw_min && self.bw_min <= self.bw_max) => {
                 return bad(format!(
                     "uniform bandwidth needs 0 <= BWMin <= BWMax (BWMin = {}, BWMax = {})",
-                    self.bw_min, self.bw_max
+                    fmt_g(self.bw_min),
+                    fmt_g(self.bw_max)
                 ));
             }
             BandwidthDist::Exponential if self.bw_min <= 0.0 => {
                 return bad(format!(
                     "exponential bandwidth needs a mean BWMin > 0, got {}",
-                    self.bw_min
+                    fmt_g(self.bw_min)
                 ));
             }
             BandwidthDist::HeavyTailed if self.bw_max < 1.0 => {
                 return bad(format!(
                     "heavy-tailed bandwidth draws from [1, BWMax] and needs BWMax >= 1, got {}",
-                    self.bw_max
+                    fmt_g(self.bw_max)
                 ));
             }
             _ => {}
@@ -240,7 +243,9 @@ fn no_progress(p: &WaxmanParams, node: usize, links: usize) -> GenerateError {
         "Waxman interconnection: node {node} drew {MAX_DRAWS_PER_LINK} link candidates without \
          accepting one ({links} of m = {} links made); the link probability \
          alpha·exp(-d/(beta·L)) is too small (alpha = {}, beta = {}): raise alpha or beta",
-        p.m, p.alpha, p.beta
+        p.m,
+        fmt_g(p.alpha),
+        fmt_g(p.beta)
     ))
 }
 
