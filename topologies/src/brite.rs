@@ -29,7 +29,8 @@
 //!
 //! The reader rejects what no BRITE run produces and what would break the latency model: fewer
 //! than 2 nodes, non-finite coordinates, lengths, delays or bandwidths, negative bandwidths,
-//! self-loops, and a plane side HS of 0 in a recognised model line.
+//! self-loops, links between nodes so far apart that their length overflows, and a plane side HS
+//! of 0 in a recognised model line.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -403,6 +404,19 @@ pub fn parse_brite(text: &str, path: Option<&Path>) -> Result<Topology, ParseErr
                         format!(
                             "edge {id} is a self-loop (source and target are node {})",
                             t[1].1
+                        ),
+                    ));
+                }
+                let (a, b) = (nodes[ends[0]].pos, nodes[ends[1]].pos);
+                if !a.distance(&b).is_finite() {
+                    return Err(ParseError::new(
+                        path,
+                        ln,
+                        t[1].0,
+                        format!(
+                            "edge {id}: nodes {} and {} are too far apart for a finite link length \
+                             (coordinates too large)",
+                            t[1].1, t[2].1
                         ),
                     ));
                 }

@@ -373,7 +373,7 @@ pub fn parse_frames<'a>(
         }
     }
     let n = rr.n.unwrap_or(0);
-    if n == 0 {
+    if n == 0 || rr.rows == 0 {
         return Err(
             ParseError::new(path, rr.line() + 1, 1, "expected a matrix, found no data").into(),
         );

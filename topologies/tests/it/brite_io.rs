@@ -177,6 +177,13 @@ fn nonsense_topologies_rejected_with_file_and_line() {
         e,
         "topo.brite:6:3: expected a number for node x coordinate, found \"inf\""
     );
+    // nodes so far apart that the link length overflows (the writer would print "inf")
+    let e = err(&GOOD.replace("1 4.00 6.00", "1 1e308 -1e308"));
+    assert_eq!(
+        e,
+        "topo.brite:9:3: edge 0: nodes 1 and 0 are too far apart for a finite link length \
+         (coordinates too large)"
+    );
     // a negative bandwidth
     let e = err(&GOOD.replace(" 10.00 -1 -1 E_RT U", " -10.00 -1 -1 E_RT U"));
     assert_eq!(

@@ -352,6 +352,17 @@ fn fewer_than_two_nodes_rejected() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("frame size must be in 2..="), "{e}");
+    // no rows at all, with the frame size given (was accepted as a matrix of NaN)
+    for text in [&b""[..], b"\n\n"] {
+        let p = s.file("empty.tsv", text);
+        let e = read_frames(&p, Some(3), FrameSelect::Median, &MatrixOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("empty.tsv:") && e.contains("expected a matrix, found no data"),
+            "{e}"
+        );
+    }
     let e = read_triples(s.file("t.txt", b"0 0 0\n"), &TripleOptions::default())
         .unwrap_err()
         .to_string();
