@@ -213,6 +213,7 @@ pub fn corpus(target: Target, root: &Path) -> Result<Vec<Seed>, String> {
                 out.push(seed(name_of(&f), b, 10));
             }
         }
+        Target::SelfTest => out.push(seed("self-test", Vec::new(), 1)),
         Target::Scenario => {
             for f in files(&root.join("scenarios"), "toml")? {
                 let b = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;

@@ -121,7 +121,12 @@ pub fn child(target: Target, seed: u64, start: u64, count: u64, limit: Duration)
             }
         });
     }
-    let mut out = std::io::stdout().lock();
+    // stdout is locked per line: the watchdog must be able to write too
+    let say = |line: String| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    };
     for k in start..start + count {
         let input = make_input(target, &seeds, seed, k);
         progress.start(k, epoch);
@@ -134,14 +139,8 @@ pub fn child(target: Target, seed: u64, start: u64, count: u64, limit: Duration)
             Verdict::Error => {
                 counts[1].fetch_add(1, SeqCst);
             }
-            Verdict::Bad(m) => {
-                let _ = writeln!(out, "B {k} {}", escape(&m));
-                let _ = out.flush();
-            }
-            Verdict::Panic(m) => {
-                let _ = writeln!(out, "P {k} {}", escape(&m));
-                let _ = out.flush();
-            }
+            Verdict::Bad(m) => say(format!("B {k} {}", escape(&m))),
+            Verdict::Panic(m) => say(format!("P {k} {}", escape(&m))),
         }
     }
     progress
@@ -151,8 +150,7 @@ pub fn child(target: Target, seed: u64, start: u64, count: u64, limit: Duration)
         counts[0].load(std::sync::atomic::Ordering::SeqCst),
         counts[1].load(std::sync::atomic::Ordering::SeqCst),
     );
-    let _ = writeln!(out, "D {ok} {err}");
-    let _ = out.flush();
+    say(format!("D {ok} {err}"));
     let _ = std::fs::remove_dir_all(&cx.scratch);
     0
 }
@@ -233,6 +231,7 @@ impl Driver {
             .args(["--seed", &self.opts.seed.to_string()])
             .args(["--start", &start.to_string(), "--count", &count.to_string()])
             .args(["--limit-ms", &self.opts.limit.as_millis().to_string()])
+            .env("RUST_BACKTRACE", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr)
@@ -278,7 +277,12 @@ impl Driver {
                     .into_iter()
                     .rev()
                     .collect();
-                ChildEnd::Crash(format!("child ended with {status}: {}", tail.join(" | ")))
+                let tail = tail.join(" | ");
+                ChildEnd::Crash(if tail.trim().is_empty() {
+                    format!("child ended with {status}")
+                } else {
+                    format!("child ended with {status}: {tail}")
+                })
             }
         };
         Ok((end, found))

@@ -37,6 +37,9 @@ pub enum Target {
     Spd,
     /// Scenario TOML (`experiments::scenario::Scenario::parse`).
     Scenario,
+    /// Not a reader: checks the harness itself. Input `k` is the text of `k`; inputs 37 and
+    /// 38 panic, 101 aborts, 150 hangs, 200 asks for a terabyte. Not part of [`Target::ALL`].
+    SelfTest,
 }
 
 impl Target {
@@ -61,19 +64,23 @@ impl Target {
             Self::Brite => "brite",
             Self::Spd => "spd",
             Self::Scenario => "scenario",
+            Self::SelfTest => "selftest",
         }
     }
 
     /// From [`Target::name`].
     pub fn from_name(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.name() == s)
+        Self::ALL
+            .into_iter()
+            .chain([Self::SelfTest])
+            .find(|t| t.name() == s)
     }
 
     /// File extension of regression files.
     pub fn ext(self) -> &'static str {
         match self {
             Self::Matrix | Self::Frames => "tsv",
-            Self::Triples => "txt",
+            Self::Triples | Self::SelfTest => "txt",
             Self::MatrixGz => "tsv.gz",
             Self::Brite => "brite",
             Self::Spd => "json",
@@ -84,13 +91,13 @@ impl Target {
     /// Whether the reader belongs to `topologies` (whose bugs this harness's owner fixes); for
     /// the others findings are reported.
     pub fn is_topologies(self) -> bool {
-        !matches!(self, Self::Spd | Self::Scenario)
+        !matches!(self, Self::Spd | Self::Scenario | Self::SelfTest)
     }
 
     /// Words of the format worth inserting in place of a token.
     fn words(self) -> &'static [&'static str] {
         match self {
-            Self::Matrix | Self::Frames | Self::Triples | Self::MatrixGz => {
+            Self::Matrix | Self::Frames | Self::Triples | Self::MatrixGz | Self::SelfTest => {
                 &["nan", "NA", "#", "-1", "0", "0.0", "1e3"]
             }
             Self::Brite => &[
@@ -178,6 +185,13 @@ pub struct Input {
 
 /// Input `index` of `target` under `seed` (a pure function of the three and the seeds).
 pub fn make_input(target: Target, seeds: &[Seed], seed: u64, index: u64) -> Input {
+    if target == Target::SelfTest {
+        return Input {
+            bytes: index.to_string().into_bytes(),
+            opts: 0,
+            origin: "self-test".into(),
+        };
+    }
     let mut r = Rand::for_input(seed, target as u64, index);
     let opts = r.u64() as u32;
     let words = target.words();
@@ -248,6 +262,7 @@ impl Context {
 pub fn run(target: Target, input: &Input, cx: &Context) -> Outcome {
     let o = input.opts;
     match target {
+        Target::SelfTest => self_test(input),
         Target::Matrix => {
             let path = Path::new("fuzz-input.tsv");
             let opts = matrix_options(o);
@@ -329,6 +344,25 @@ pub fn run(target: Target, input: &Input, cx: &Context) -> Outcome {
                 Err(msg) => judge_message(&msg, Some("fuzz-input.toml")),
             }
         }
+    }
+}
+
+/// The [`Target::SelfTest`] behaviours.
+fn self_test(input: &Input) -> Outcome {
+    let k: u64 = String::from_utf8_lossy(&input.bytes).parse().unwrap_or(0);
+    match k {
+        37 => panic!("self-test panic"),
+        38 => Outcome::Bad("self-test bad outcome".into()),
+        101 => std::process::abort(),
+        150 => loop {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        },
+        200 => {
+            let v = vec![1u8; 1 << 40];
+            Outcome::Error(format!("{}", v.len()))
+        }
+        _ if k % 2 == 0 => Outcome::Ok,
+        _ => Outcome::Error("odd".into()),
     }
 }
 

@@ -98,3 +98,38 @@ fn the_clarity_oracle_can_fail() {
         assert_eq!(unclear(good), None, "{good}");
     }
 }
+
+#[test]
+fn driver_catches_panics_aborts_hangs_and_huge_allocations() {
+    // The self-test target: 37 panics, 38 is a bad outcome, 101 aborts, 150 hangs, 200 asks for
+    // a terabyte (an abort under the address-space limit); the others are Ok or clear errors.
+    let out = Command::new(env!("CARGO_BIN_EXE_mmvesim-fuzz"))
+        .args(["--target", "selftest", "--count", "300", "--batch", "300"])
+        .args(["--limit-ms", "1500", "--mem-mb", "1024", "--no-save"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    for want in [
+        "selftest #37 panic: panicked at",
+        "self-test panic",
+        "selftest #38 bad: self-test bad outcome",
+        "selftest #101 crash: child ended with",
+        "selftest #150 hang: still running after 1.5 s",
+        "selftest #200 crash: child ended with",
+        "memory allocation of 1099511627776 bytes failed",
+        "total 300 inputs",
+        ", 5 findings",
+    ] {
+        assert!(stdout.contains(want), "{want:?} not in\n{stdout}");
+    }
+    let line = stdout.lines().find(|l| l.starts_with("selftest ")).unwrap();
+    let f: Vec<&str> = line.split_whitespace().collect();
+    // 295 inputs end normally: 148 even (Ok) minus 38, 101 ... computed by hand:
+    // evens in 0..300 = 150, minus 38, 150, 200 = 147 Ok; odds = 150 minus 37, 101 = 148 errors
+    assert_eq!(
+        (f[1], f[2], f[3], f[4]),
+        ("300", "147", "148", "5"),
+        "{line}"
+    );
+}
