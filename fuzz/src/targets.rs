@@ -361,7 +361,7 @@ fn self_test(input: &Input) -> Outcome {
             let v = vec![1u8; 1 << 40];
             Outcome::Error(format!("{}", v.len()))
         }
-        _ if k % 2 == 0 => Outcome::Ok,
+        _ if k.is_multiple_of(2) => Outcome::Ok,
         _ => Outcome::Error("odd".into()),
     }
 }
