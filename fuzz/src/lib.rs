@@ -6,7 +6,8 @@
 //!
 //! Inputs are structured mutations of the files the repository ships (byte flips, token swaps,
 //! numbers replaced by extremes, NaN, negatives and huge values, lines deleted, duplicated and
-//! swapped, splices, truncation) plus random bytes, each a pure function of `(seed, target,
+//! swapped, splices, truncation; for TOML and JSON also value-level edits that keep the
+//! document well-formed, [`structured`]) plus random bytes, each a pure function of `(seed, target,
 //! index)` ([`make_input`]). Every input must end in Ok or a clear error ([`targets`] says what
 //! "clear" means); panics are caught with `catch_unwind`, hangs by a watchdog, and aborts by
 //! running batches in child processes under an address-space limit and bisecting a crashed
@@ -17,6 +18,7 @@ pub mod corpus;
 pub mod driver;
 pub mod exec;
 pub mod mutate;
+pub mod structured;
 pub mod targets;
 
 pub use targets::{Context, Input, Outcome, Target, make_input, parse_scenario};

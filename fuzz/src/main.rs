@@ -15,6 +15,7 @@ use mmvesim_fuzz::driver::{Options, child, drive, replay};
 const USAGE: &str = "usage: mmvesim-fuzz [--target all|NAME[,NAME...]] (--count N | --seconds T) \
 [--seed S] [--batch B] [--limit-ms MS] [--mem-mb MB] [--no-save]
        mmvesim-fuzz --target NAME --replay FILE
+       mmvesim-fuzz --target NAME --sample K [--seed S]   (print K outcomes, to tune mutations)
 targets: matrix frames triples matrix-gz brite spd scenario";
 
 struct Args {
@@ -29,6 +30,7 @@ struct Args {
     child: bool,
     start: u64,
     replay: Option<String>,
+    sample: Option<u64>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -44,6 +46,7 @@ fn parse_args() -> Result<Args, String> {
         child: false,
         start: 0,
         replay: None,
+        sample: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -81,6 +84,7 @@ fn parse_args() -> Result<Args, String> {
             "--child" => a.child = true,
             "--start" => a.start = num("--start", value("--start")?)?,
             "--replay" => a.replay = Some(value("--replay")?),
+            "--sample" => a.sample = Some(num("--sample", value("--sample")?)?),
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -120,6 +124,9 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         };
+    }
+    if let Some(k) = a.sample {
+        return sample(&a.targets, a.seed, k);
     }
     if a.count.is_none() && a.seconds.is_none() {
         eprintln!("give --count or --seconds\n{USAGE}");
@@ -183,4 +190,39 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Print the outcome of the first `k` inputs of each target (in this process; a panic is
+/// caught, a hang is not).
+fn sample(targets: &[Target], seed: u64, k: u64) -> ExitCode {
+    let root = mmvesim_fuzz::corpus::workspace_root();
+    for &t in targets {
+        let seeds = match mmvesim_fuzz::corpus::corpus(t, &root) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let cx = match mmvesim_fuzz::Context::new(root.clone(), "sample") {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: scratch directory: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        for i in 0..k {
+            let input = mmvesim_fuzz::make_input(t, &seeds, seed, i);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                mmvesim_fuzz::targets::run(t, &input, &cx)
+            }));
+            let what = match r {
+                Ok(o) => format!("{o:?}"),
+                Err(_) => "panic".into(),
+            };
+            println!("{} #{i} [{}]: {what}", t.name(), input.origin);
+        }
+        let _ = std::fs::remove_dir_all(&cx.scratch);
+    }
+    ExitCode::SUCCESS
 }
