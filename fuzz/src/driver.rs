@@ -263,6 +263,9 @@ impl Driver {
             }
         }
         let status = child.wait()?;
+        // a child that crashed or hung leaves its scratch directory behind (`exec` keeps the
+        // shell's process id)
+        let _ = std::fs::remove_dir_all(Context::scratch_dir(t.name(), child.id()));
         let end = match end {
             Some(ChildEnd::Done { ok, err }) if status.success() => ChildEnd::Done { ok, err },
             Some(h @ ChildEnd::Hang { .. }) => h,

@@ -278,15 +278,21 @@ impl Context {
     /// `/dev/shm` when there is one (rewriting a file there is ~100 times faster than in a
     /// disk-backed `/tmp`), else in the temporary directory.
     pub fn new(root: PathBuf, tag: &str) -> std::io::Result<Self> {
+        let scratch = Self::scratch_dir(tag, std::process::id());
+        std::fs::create_dir_all(&scratch)?;
+        Ok(Self { scratch, root })
+    }
+
+    /// The scratch directory [`Context::new`] uses in process `pid` (so that a parent can
+    /// remove the one of a child that crashed).
+    pub fn scratch_dir(tag: &str, pid: u32) -> PathBuf {
         let shm = Path::new("/dev/shm");
         let base = if shm.is_dir() {
             shm.to_path_buf()
         } else {
             std::env::temp_dir()
         };
-        let scratch = base.join(format!("mmvesim-fuzz-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&scratch)?;
-        Ok(Self { scratch, root })
+        base.join(format!("mmvesim-fuzz-{tag}-{pid}"))
     }
 }
 
