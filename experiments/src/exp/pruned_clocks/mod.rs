@@ -194,9 +194,9 @@ pub struct Params {
     /// class, counted over all interactions (deterministic, no random draw; 0 = none).
     /// The `first` class is always recorded.
     pub meeting_sample_every: u64,
-    /// Also run the exact sparse (unpruned) clock as a [`SparseClock`] and check the tracer
-    /// ground truth and the key-set sizes against it (summary `verify_*_mismatches`; slow
-    /// at large N).
+    /// Also run the exact sparse (unpruned) clock as a [`vclock::SparseClock`] and check the
+    /// tracer ground truth and the key-set sizes against it (summary `verify_*_mismatches`;
+    /// slow at large N).
     pub verify_exact: bool,
 }
 
@@ -309,96 +309,235 @@ impl Experiment for PrunedClocks {
     }
 
     fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
-        let mut out = Vec::new();
-        // The hub-meeting plot needs hub rows: some point with a hub and time to meet it.
-        let hub_rows = s.points.iter().any(|pt| {
-            let p = &pt.params;
-            (p.hub_share * p.players as f64).round() >= 1.0 && p.duration_s >= 60.0
-        });
-        for stat in ["mean", "p99", "max"] {
-            out.push(
+        plots(s)
+    }
+}
+
+/// The swept keys `setting` stands for.
+const PLAYERS: &str = "params.players";
+const HUB_SHARE: &str = "params.hub_share";
+
+/// How figures tell the scenario's points (player count × hub share) apart.
+enum Layout {
+    /// One point.
+    Single,
+    /// One of the two keys is swept: its column.
+    One(&'static str),
+    /// Both are swept: hub share inside a figure, player count in a second slot or one figure
+    /// per player count (these).
+    Both(Vec<usize>),
+    /// Other keys are swept too: the `setting` column (the runner names the rest in the title).
+    Setting,
+}
+
+impl Layout {
+    fn of(s: &Scenario<Params>) -> Layout {
+        let swept: Vec<&str> = s
+            .meta
+            .axes
+            .iter()
+            .filter(|a| a.values.len() > 1)
+            .map(|a| a.key.as_str())
+            .collect();
+        match swept[..] {
+            [] => Layout::Single,
+            [k] if k == PLAYERS => Layout::One(PLAYERS),
+            [k] if k == HUB_SHARE => Layout::One(HUB_SHARE),
+            [a, b] if [a, b].contains(&PLAYERS) && [a, b].contains(&HUB_SHARE) => {
+                let mut n: Vec<usize> = s.points.iter().map(|pt| pt.params.players).collect();
+                n.sort_unstable();
+                n.dedup();
+                Layout::Both(n)
+            }
+            _ => Layout::Setting,
+        }
+    }
+}
+
+/// Where a figure puts the settings.
+#[derive(Clone, Copy)]
+enum Slot {
+    X,
+    Series,
+    Facet,
+}
+
+fn put(mut spec: PlotSpec, slot: Slot, column: &str) -> PlotSpec {
+    match slot {
+        Slot::X => {
+            spec.x = column.to_owned();
+            let label = match column {
+                PLAYERS => "players N",
+                HUB_SHARE => "hub share",
+                _ => column,
+            };
+            spec.x_label = Some(label.to_owned());
+        }
+        Slot::Series => spec.series = Some(column.to_owned()),
+        Slot::Facet => spec.facet = Some(column.to_owned()),
+    }
+    spec
+}
+
+/// `spec` with the settings in `slot`; with both keys swept, hub share in `slot` and one
+/// figure per player count.
+fn place(spec: PlotSpec, slot: Slot, layout: &Layout) -> Vec<PlotSpec> {
+    match layout {
+        Layout::Single if matches!(slot, Slot::X) => vec![put(spec, slot, "setting")],
+        Layout::Single => vec![spec],
+        Layout::One(k) => vec![put(spec, slot, k)],
+        Layout::Setting => vec![put(spec, slot, "setting")],
+        Layout::Both(players) => players
+            .iter()
+            .map(|n| {
+                let mut f = put(spec.clone(), slot, HUB_SHARE).with_filter(PLAYERS, n.to_string());
+                f.name = format!("{}_n{n}", f.name);
+                f.title = format!("{}, N = {n}", f.title);
+                f
+            })
+            .collect(),
+    }
+}
+
+/// `spec` with the settings in `slot`; with both keys swept, hub share in `slot` and the
+/// player count in `second`.
+fn place2(spec: PlotSpec, slot: Slot, second: Slot, layout: &Layout) -> Vec<PlotSpec> {
+    match layout {
+        Layout::Both(_) => vec![put(put(spec, slot, HUB_SHARE), second, PLAYERS)],
+        _ => place(spec, slot, layout),
+    }
+}
+
+/// The figures. Variants that nearly coincide (`pruned_aoi` and `pruned_aoi_or_5s`) get their
+/// own panels rather than lines or bars over each other; shares and counts that span decades
+/// (the inversions above all) are on log axes, where a zero has no bar.
+fn plots(s: &Scenario<Params>) -> Vec<PlotSpec> {
+    let layout = Layout::of(s);
+    let mut out = Vec::new();
+    out.extend(place2(
+        PlotSpec::new(
+            "sparse_entries",
+            "size",
+            PlotKind::Line,
+            "time_s",
+            "entries",
+        )
+        .with_title(
+            "Sparse clock entries per message (mean per time bucket; the full clock always has N)",
+        )
+        .with_filter("variant", "sparse")
+        .with_filter("stat", "mean")
+        .with_aggregate(Aggregate::Mean)
+        .with_labels("time (s)", "entries (mean)")
+        .with_log(false, true),
+        Slot::Series,
+        Slot::Facet,
+        &layout,
+    ));
+    for stat in ["mean", "p99", "max"] {
+        out.extend(place(
+            PlotSpec::new(
+                format!("pruned_{stat}"),
+                "size",
+                PlotKind::Line,
+                "time_s",
+                "varint_bytes",
+            )
+            .with_title(format!(
+                "Pruned clocks: bytes per message (varint, {stat} per time bucket)"
+            ))
+            .with_facet("variant")
+            .with_filter("stat", stat)
+            .with_aggregate(Aggregate::Mean)
+            .with_labels("time (s)", format!("varint bytes ({stat})"))
+            .with_log(false, true),
+            Slot::Series,
+            &layout,
+        ));
+    }
+    out.extend(place2(
+        PlotSpec::new("datagram", "datagram", PlotKind::Bar, "setting", "share")
+            .with_title("Share of messages whose clock exceeds one UDP datagram (1472 B; 12 B per entry, full: 4 B per component; no bar = none)")
+            .with_facet("variant")
+            .with_filter("model", "fixed12")
+            .with_aggregate(Aggregate::Mean)
+            .with_labels("setting", "share of messages"),
+        Slot::X,
+        Slot::Series,
+        &layout,
+    ));
+    // The hub-meeting plot needs hub rows: some point with a hub and time to meet it.
+    let hub_rows = s.points.iter().any(|pt| {
+        let p = &pt.params;
+        (p.hub_share * p.players as f64).round() >= 1.0 && p.duration_s >= 60.0
+    });
+    if hub_rows {
+        out.extend(place(
+            PlotSpec::new(
+                "hub_meeting",
+                "hub_meeting",
+                PlotKind::Line,
+                "offset_s",
+                "entries_mean",
+            )
+            .with_title("Clock entries of a non-hub player after its first interaction with a hub")
+            .with_facet("variant")
+            .with_filter("partner", "hub")
+            .with_filter("meeting", "first")
+            .with_aggregate(Aggregate::Mean)
+            .with_labels("seconds after the interaction", "entries (mean)")
+            .with_log(false, true),
+            Slot::Series,
+            &layout,
+        ));
+    }
+    for reading in READING_NAMES {
+        out.extend(place2(
+            PlotSpec::new(
+                format!("inversions_{reading}"),
+                "accuracy",
+                PlotKind::Bar,
+                "setting",
+                "count",
+            )
+            .with_title(format!(
+                "Inverted essential pairs per run, {reading} reading (log axis; no bar = none)"
+            ))
+            .with_series("variant")
+            .with_filter("pair_class", "essential")
+            .with_filter("outcome", "inverted")
+            .with_filter("reading", reading)
+            .with_aggregate(Aggregate::Mean)
+            .with_labels("setting", "inverted pairs per run (mean over seeds)")
+            .with_log(false, true),
+            Slot::X,
+            Slot::Facet,
+            &layout,
+        ));
+    }
+    for class in CLASS_NAMES {
+        for reading in READING_NAMES {
+            out.extend(place(
                 PlotSpec::new(
-                    format!("entries_{stat}"),
-                    "size",
-                    PlotKind::Line,
-                    "time_s",
-                    "entries",
+                    format!("accuracy_{class}_{reading}"),
+                    "accuracy",
+                    PlotKind::Bar,
+                    "outcome",
+                    "share",
                 )
                 .with_title(format!(
-                    "Clock entries per message ({stat} per {})",
-                    "time bucket"
+                    "Ordering accuracy, {class} pairs, {reading} reading (log axis; no bar = none)"
                 ))
                 .with_series("variant")
-                .with_facet("setting")
-                .with_filter("stat", stat)
+                .with_filter("pair_class", class)
+                .with_filter("reading", reading)
                 .with_aggregate(Aggregate::Mean)
-                .with_labels("time (s)", format!("entries ({stat})"))
+                .with_labels("outcome vs ground truth", "share of pairs")
                 .with_log(false, true),
-            );
+                Slot::Facet,
+                &layout,
+            ));
         }
-        out.push(
-            PlotSpec::new("bytes_max", "size", PlotKind::Line, "time_s", "bytes")
-                .with_title(
-                    "Clock bytes per message (max; 12 B per entry, full = 4 B per component)",
-                )
-                .with_series("variant")
-                .with_facet("setting")
-                .with_filter("stat", "max")
-                .with_aggregate(Aggregate::Mean)
-                .with_labels("time (s)", "bytes (max)")
-                .with_log(false, true),
-        );
-        out.push(
-            PlotSpec::new("datagram", "datagram", PlotKind::Bar, "variant", "share")
-                .with_title(
-                    "Share of messages whose clock exceeds one UDP datagram (1472 B, 12 B/entry)",
-                )
-                .with_series("setting")
-                .with_filter("model", "fixed12")
-                .with_aggregate(Aggregate::Mean)
-                .with_labels("variant", "share of messages"),
-        );
-        if hub_rows {
-            out.push(
-                PlotSpec::new(
-                    "hub_meeting",
-                    "hub_meeting",
-                    PlotKind::Line,
-                    "offset_s",
-                    "entries_mean",
-                )
-                .with_title("Clock entries after a player's first interaction with a hub")
-                .with_series("variant")
-                .with_facet("setting")
-                .with_filter("partner", "hub")
-                .with_filter("meeting", "first")
-                .with_aggregate(Aggregate::Mean)
-                .with_labels("seconds after the interaction", "entries (mean)")
-                .with_log(false, true),
-            );
-        }
-        for class in CLASS_NAMES {
-            for reading in READING_NAMES {
-                out.push(
-                    PlotSpec::new(
-                        format!("accuracy_{class}_{reading}"),
-                        "accuracy",
-                        PlotKind::Bar,
-                        "outcome",
-                        "share",
-                    )
-                    .with_title(format!(
-                        "Ordering accuracy, {class} pairs, {reading} relevance"
-                    ))
-                    .with_series("variant")
-                    .with_facet("setting")
-                    .with_filter("pair_class", class)
-                    .with_filter("reading", reading)
-                    .with_aggregate(Aggregate::Mean)
-                    .with_labels("outcome vs ground truth", "share of pairs"),
-                );
-            }
-        }
-        out
     }
+    out
 }
