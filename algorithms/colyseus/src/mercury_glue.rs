@@ -1,0 +1,37 @@
+//! Running Colyseus over a [`mercury::MercuryNode`]: the node's [`DhtOp`]s become Mercury
+//! publications and subscriptions carrying a [`Record`], and Mercury's match events become
+//! [`Input::Matched`]. Both object-location configurations use the same ring; only the keys
+//! differ ([`crate::KeyMapping`]).
+
+use crate::msg::{DhtOp, Input, OpKind, Record};
+use mercury::{CallError, Event, ItemId, MercuryNode, Output};
+
+/// Issues `op` on the node's Mercury instance.
+///
+/// # Errors
+/// Mercury's [`CallError::NotJoined`] when the node is not yet a ring member.
+pub fn submit(
+    node: &mut MercuryNode<Record>,
+    now: u64,
+    op: &DhtOp,
+    out: &mut Output<Record>,
+) -> Result<ItemId, CallError> {
+    match op.kind {
+        OpKind::Publish => node.publish(now, op.key, op.record, op.ttl, out),
+        OpKind::Subscribe => node.subscribe(now, op.key, op.record, op.ttl, out),
+    }
+}
+
+/// The Colyseus input for a Mercury event: `Some` for [`Event::Matched`] (the publisher is the
+/// publication's origin, the remaining lifetime its `ttl`), `None` for anything else.
+#[must_use]
+pub fn matched_input(event: &Event<Record>) -> Option<Input> {
+    match event {
+        Event::Matched { publication, .. } => Some(Input::Matched {
+            publisher: publication.id.origin,
+            record: publication.payload,
+            ttl: publication.ttl,
+        }),
+        _ => None,
+    }
+}
