@@ -25,6 +25,10 @@ pub struct Record {
     /// The published object (for a subscription, the primary whose interest it serves; a
     /// merged subscription names one of them).
     pub object: ObjectId,
+    /// Publication sequence number of the object (a subscription carries 0). The same
+    /// publication may reach a subscriber several times (once per key); `(object, seq)`
+    /// identifies it.
+    pub seq: u32,
     /// Application object type (player, missile, item, …), for the caller's statistics.
     pub kind: u8,
     /// The published region or the subscribed volume.
@@ -32,9 +36,9 @@ pub struct Record {
 }
 
 impl mercury::Payload for Record {
-    /// Object id, kind, box.
+    /// Object id, sequence number, kind, box.
     fn size_bytes(&self) -> usize {
-        OBJECT_ID + wire::SMALL + BOX
+        OBJECT_ID + VERSION + wire::SMALL + BOX
     }
 }
 

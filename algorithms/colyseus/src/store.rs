@@ -24,6 +24,8 @@ pub(crate) struct Primary {
     pub attached: Vec<ObjectId>,
     /// The last publication's region and death time.
     pub published: Option<(Aabb, u64)>,
+    /// Sequence number of the last publication.
+    pub pub_seq: u32,
 }
 
 impl Primary {
@@ -39,6 +41,7 @@ impl Primary {
             replicas: BTreeMap::new(),
             attached: Vec::new(),
             published: None,
+            pub_seq: 0,
         }
     }
 

@@ -49,8 +49,10 @@ impl ColyseusNode {
         let bbox = Aabb::around(p.pos, r, r);
         let ttl = p.spec.pub_ttl;
         p.published = Some((bbox, now.saturating_add(ttl)));
+        p.pub_seq = p.pub_seq.wrapping_add(1);
         let record = Record {
             object: id,
+            seq: p.pub_seq,
             kind: p.spec.kind,
             bbox,
         };
@@ -99,6 +101,7 @@ impl ColyseusNode {
             let kind = self.primaries.get(&id).map_or(0, |p| p.spec.kind);
             let record = Record {
                 object: id,
+                seq: 0,
                 kind,
                 bbox,
             };
@@ -120,7 +123,7 @@ impl ColyseusNode {
         self.scratch_aois.clear();
         self.scratch_aois
             .extend(self.primaries.values().filter_map(|p| p.aoi()));
-        for (&id, p) in &self.pubs {
+        for (&(id, _), p) in &self.pubs {
             if self.replicas.contains_key(&id)
                 || self.pending.contains_key(&id)
                 || !self.scratch_aois.iter().any(|a| a.intersects(&p.bbox))
@@ -144,10 +147,17 @@ impl ColyseusNode {
     fn upkeep_replicas(&mut self, now: u64, out: &mut Output) {
         let refresh = self.cfg.interest_refresh;
         let ttl = self.cfg.interest_ttl;
-        // Pass 1: own interest.
-        for r in self.replicas.values_mut() {
+        // Pass 1: own interest — the replica's position, or a live publication of it, meets a
+        // current area of interest (the same test that fetched it).
+        for (&id, r) in &mut self.replicas {
             let b = Aabb::point(r.pos);
-            if self.scratch_aois.iter().any(|a| a.intersects(&b)) {
+            let aois = &self.scratch_aois;
+            let wanted = aois.iter().any(|a| a.intersects(&b))
+                || self
+                    .pubs
+                    .range((id, 0)..=(id, u32::MAX))
+                    .any(|(_, p)| p.death > now && aois.iter().any(|a| a.intersects(&p.bbox)));
+            if wanted {
                 r.last_wanted = now;
             }
         }

@@ -28,7 +28,8 @@ pub struct ColyseusNode {
     primaries: BTreeMap<ObjectId, Primary>,
     replicas: BTreeMap<ObjectId, Replica>,
     subs: Vec<CachedSub>,
-    pubs: BTreeMap<ObjectId, CachedPub>,
+    /// Delivered publications by (object, publication sequence number).
+    pubs: BTreeMap<(ObjectId, u32), CachedPub>,
     /// Fetches in flight: object → time a retry is allowed.
     pending: BTreeMap<ObjectId, u64>,
     /// Scratch space for the frame (kept to avoid allocating per frame).
@@ -279,19 +280,22 @@ impl ColyseusNode {
     /// The objects this node has been told about and still considers at `now`: delivered
     /// publications that are live and meet a live subscription of this node, in id order.
     pub fn told_about(&self, now: u64) -> impl Iterator<Item = ObjectId> + '_ {
+        let mut last = None;
         self.pubs
             .iter()
             .filter(move |(_, p)| p.death > now && self.meets_live_sub(&p.bbox, now))
-            .map(|(&id, _)| id)
+            .map(|(&(id, _), _)| id)
+            .filter(move |&id| last.replace(id) != Some(id))
     }
 
-    /// The delivered publication of `id`, if live at `now`: (publisher, region).
+    /// The newest live delivered publication of `id` at `now`: (publisher, region).
     #[must_use]
     pub fn known_publication(&self, id: ObjectId, now: u64) -> Option<(Addr, Aabb)> {
         self.pubs
-            .get(&id)
-            .filter(|p| p.death > now)
-            .map(|p| (p.publisher, p.bbox))
+            .range((id, 0)..=(id, u32::MAX))
+            .rev()
+            .find(|(_, p)| p.death > now)
+            .map(|(_, p)| (p.publisher, p.bbox))
     }
 
     /// Whether a local primary's current (unpredicted) area of interest meets `b`.
@@ -339,10 +343,11 @@ impl ColyseusNode {
             bbox: record.bbox,
             death: now.saturating_add(ttl),
         };
-        let fresh = self
+        let fresh = !self
             .pubs
-            .insert(id, entry)
-            .is_none_or(|old| old.death <= now);
+            .range((id, 0)..=(id, u32::MAX))
+            .any(|(_, p)| p.death > now);
+        self.pubs.insert((id, record.seq), entry);
         if fresh && !self.replicas.contains_key(&id) {
             out.events.push(Event::Discovered {
                 object: id,
@@ -434,7 +439,7 @@ impl ColyseusNode {
                 }
             }
             Msg::Delete { object } => {
-                self.pubs.remove(&object);
+                self.pubs.retain(|&(o, _), _| o != object);
                 self.pending.remove(&object);
                 if self.replicas.remove(&object).is_some() {
                     out.events.push(Event::ReplicaDropped {
@@ -454,9 +459,8 @@ impl ColyseusNode {
             }
             Msg::NotPrimary { object } => {
                 self.pending.remove(&object);
-                if self.pubs.get(&object).is_some_and(|p| p.publisher == from) {
-                    self.pubs.remove(&object);
-                }
+                self.pubs
+                    .retain(|&(o, _), p| o != object || p.publisher != from);
                 if self
                     .replicas
                     .get(&object)
