@@ -140,3 +140,29 @@ impl Aabb {
             && self.min.y <= self.max.y
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closed_boxes_touching_at_a_border_intersect() {
+        let a = Aabb::new(Vec2::new(0.0, 0.0), Vec2::new(1.0, 1.0));
+        let b = Aabb::new(Vec2::new(1.0, 1.0), Vec2::new(2.0, 3.0));
+        assert!(a.intersects(&b) && b.intersects(&a));
+        assert_eq!(a.overlap_area(&b), 0.0);
+        let c = b.translate(Vec2::new(0.001, 0.0));
+        assert!(!a.intersects(&c));
+        assert!(a.union(&c).covers(&a) && a.union(&c).covers(&c));
+        assert_eq!(a.union(&b).area(), 6.0);
+        assert_eq!(Aabb::around(Vec2::new(1.0, 1.0), -1.0, 2.0).area(), 0.0);
+        assert!(Aabb::point(Vec2::new(0.5, 0.5)).is_valid());
+        assert!(
+            !Aabb {
+                min: Vec2::new(1.0, 0.0),
+                max: Vec2::new(0.0, 0.0)
+            }
+            .is_valid()
+        );
+    }
+}

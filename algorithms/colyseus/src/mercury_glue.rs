@@ -3,8 +3,21 @@
 //! [`Input::Matched`]. Both object-location configurations use the same ring; only the keys
 //! differ ([`crate::KeyMapping`]).
 
+use crate::keys::KeyMapping;
 use crate::msg::{DhtOp, Input, OpKind, Record};
 use mercury::{CallError, Event, ItemId, MercuryNode, Output};
+
+/// The Mercury configuration of a key mapping: `base` as it is for `rangedht` (Mercury's
+/// defaults already keep a `2 log2 n` route cache and store publications as triggers), and
+/// with load balancing off for `dht` ([`mercury::dht::config`]), whose hashed keys are spread
+/// evenly by construction.
+#[must_use]
+pub fn config(keys: &KeyMapping, base: mercury::Config) -> mercury::Config {
+    match keys {
+        KeyMapping::RangeDht { .. } => base,
+        KeyMapping::Dht { .. } => mercury::dht::config(base),
+    }
+}
 
 /// Issues `op` on the node's Mercury instance.
 ///
@@ -23,7 +36,11 @@ pub fn submit(
 }
 
 /// The Colyseus input for a Mercury event: `Some` for [`Event::Matched`] (the publisher is the
-/// publication's origin, the remaining lifetime its `ttl`), `None` for anything else.
+/// publication's origin), `None` for anything else.
+///
+/// Mercury hands a stored publication on with its original lifetime, not what is left of it,
+/// so the subscriber may keep it a little longer than the rendezvous does (at most one
+/// publication lifetime); this only delays forgetting an object, never its discovery.
 #[must_use]
 pub fn matched_input(event: &Event<Record>) -> Option<Input> {
     match event {

@@ -4,6 +4,7 @@ mod harness;
 
 mod brute;
 mod keys;
+mod over_mercury;
 mod predict;
 mod replication;
 mod softstate;

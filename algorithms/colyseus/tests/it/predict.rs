@@ -160,3 +160,59 @@ fn motion_override_replaces_the_average() {
         s[0]
     );
 }
+
+#[test]
+fn local_subscription_cache_covers_a_newcomer() {
+    let cfg = Config::new(KeyMapping::range_dht(100.0).expect("map"));
+    let mut node = ColyseusNode::new(0, cfg).expect("node");
+    let mut out = Output::new();
+    let big = ObjectSpec::player(Vec2::new(10.0, 10.0), Vec2::new(5.0, 5.0));
+    node.create_object(0, big, &mut out).expect("create");
+    node.frame(0, &mut out);
+    assert_eq!(subscribed(&out).len(), 1);
+    // A second player whose area lies inside the live subscription: no new subscription.
+    out.clear();
+    let small = ObjectSpec::player(Vec2::new(11.0, 10.0), Vec2::new(1.0, 1.0));
+    node.create_object(100_000_000, small, &mut out)
+        .expect("create");
+    node.frame(100_000_000, &mut out);
+    assert!(subscribed(&out).is_empty());
+    // One that sticks out subscribes.
+    out.clear();
+    let out_of = ObjectSpec::player(Vec2::new(15.0, 10.0), Vec2::new(1.0, 1.0));
+    node.create_object(200_000_000, out_of, &mut out)
+        .expect("create");
+    node.frame(200_000_000, &mut out);
+    assert_eq!(subscribed(&out).len(), 1);
+}
+
+#[test]
+fn aggregation_filter_merges_overlapping_boxes() {
+    let specs = [
+        ObjectSpec::player(Vec2::new(10.0, 10.0), Vec2::new(2.0, 2.0)),
+        ObjectSpec::player(Vec2::new(11.0, 10.5), Vec2::new(2.0, 2.0)),
+        ObjectSpec::player(Vec2::new(60.0, 10.0), Vec2::new(2.0, 2.0)),
+    ];
+    let count = |aggregate: Option<f64>| {
+        let mut cfg = Config::new(KeyMapping::range_dht(100.0).expect("map"));
+        cfg.aggregate = aggregate;
+        let mut node = ColyseusNode::new(0, cfg).expect("node");
+        let mut out = Output::new();
+        for s in specs {
+            node.create_object(0, s, &mut out).expect("create");
+        }
+        node.frame(0, &mut out);
+        subscribed(&out)
+    };
+    assert_eq!(count(None).len(), 3);
+    // The first two overlap: bounding box [8,13]×[8,12.5] = 22.5, union 16 + 16 − 10.5 = 21.5;
+    // the factor 1.1 allows it, 1.04 does not. The far one is never merged.
+    let merged = count(Some(1.1));
+    assert_eq!(merged.len(), 2);
+    assert!(close(
+        merged[0],
+        Aabb::new(Vec2::new(8.0, 8.0), Vec2::new(13.0, 12.5))
+    ));
+    assert_eq!(count(Some(1.04)).len(), 3);
+    assert_eq!(count(Some(1000.0)).len(), 2);
+}
