@@ -84,7 +84,7 @@ impl RegionGrid {
         if c.is_nan() || c < 0.0 {
             0
         } else {
-            (c as u32).min(self.cols - 1)
+            (c as u32).min(self.cols.saturating_sub(1))
         }
     }
 
@@ -93,7 +93,7 @@ impl RegionGrid {
         if r.is_nan() || r < 0.0 {
             0
         } else {
-            (r as u32).min(self.rows - 1)
+            (r as u32).min(self.rows.saturating_sub(1))
         }
     }
 
@@ -103,12 +103,14 @@ impl RegionGrid {
         u64::from(self.row(y)) * u64::from(self.cols) + u64::from(self.col(x))
     }
 
-    /// The regions a box overlaps, row by row, in increasing id order.
+    /// The regions a box overlaps, row by row, in increasing id order (none for a grid with no
+    /// cells, which only a hand-built `RegionGrid` can be).
     pub fn regions(&self, b: &Aabb) -> impl Iterator<Item = u64> + '_ {
         let (c0, c1) = (self.col(b.min.x), self.col(b.max.x));
         let (r0, r1) = (self.row(b.min.y), self.row(b.max.y));
+        let rows = if self.is_empty() { 1..=0 } else { r0..=r1 };
         let cols = u64::from(self.cols);
-        (r0..=r1).flat_map(move |r| (c0..=c1).map(move |c| u64::from(r) * cols + u64::from(c)))
+        rows.flat_map(move |r| (c0..=c1).map(move |c| u64::from(r) * cols + u64::from(c)))
     }
 }
 

@@ -94,3 +94,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_hand_built_empty_grid_yields_no_keys_and_does_not_panic() {
+    let g = RegionGrid {
+        width: 10.0,
+        height: 10.0,
+        cols: 0,
+        rows: 3,
+    };
+    let b = Aabb::new(Vec2::new(1.0, 1.0), Vec2::new(2.0, 2.0));
+    assert_eq!(g.regions(&b).count(), 0);
+    assert_eq!(KeyMapping::Dht { grid: g }.key_count(&b), 0);
+    // Non-finite coordinates clamp to the border regions.
+    let g = RegionGrid::new(10.0, 10.0, 2, 2).expect("grid");
+    let nan = Aabb::point(Vec2::new(f64::NAN, f64::INFINITY));
+    assert_eq!(g.regions(&nan).collect::<Vec<_>>(), vec![2]);
+}

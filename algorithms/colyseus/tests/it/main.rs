@@ -8,3 +8,4 @@ mod over_mercury;
 mod predict;
 mod replication;
 mod softstate;
+mod wire;
