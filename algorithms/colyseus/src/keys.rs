@@ -108,9 +108,11 @@ impl RegionGrid {
     pub fn regions(&self, b: &Aabb) -> impl Iterator<Item = u64> + '_ {
         let (c0, c1) = (self.col(b.min.x), self.col(b.max.x));
         let (r0, r1) = (self.row(b.min.y), self.row(b.max.y));
-        let rows = if self.is_empty() { 1..=0 } else { r0..=r1 };
+        let empty = self.is_empty();
         let cols = u64::from(self.cols);
-        rows.flat_map(move |r| (c0..=c1).map(move |c| u64::from(r) * cols + u64::from(c)))
+        (r0..=r1)
+            .filter(move |_| !empty)
+            .flat_map(move |r| (c0..=c1).map(move |c| u64::from(r) * cols + u64::from(c)))
     }
 }
 
