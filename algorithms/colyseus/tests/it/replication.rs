@@ -281,3 +281,66 @@ fn deletion_reaches_the_replicas() {
             .is_err()
     );
 }
+
+#[test]
+fn a_fetch_to_a_node_without_the_primary_is_refused_and_forgotten() {
+    // Node 1 learns of object `a` but node 0 has lost it (restarted) before the fetch arrives.
+    let mut w = World::new(2, cfg(), 20 * MS);
+    let item = ObjectSpec::passive(Vec2::new(10.0, 5.0), None);
+    let a = w.call(0, |n, now, out| {
+        n.create_object(now, item, out).expect("create")
+    });
+    w.nodes[0] = colyseus::ColyseusNode::new(0, cfg()).expect("node");
+    let watcher = ObjectSpec::player(Vec2::new(11.0, 5.0), Vec2::new(3.0, 3.0));
+    w.call(1, |n, now, out| {
+        n.create_object(now, watcher, out).expect("create")
+    });
+    w.frame_all();
+    assert!(w.nodes[1].known_publication(a, w.now).is_some());
+    w.advance_to(40 * MS);
+    assert!(
+        w.log
+            .iter()
+            .any(|(t, from, to, m)| (*t, *from, *to) == (20 * MS, 0, 1)
+                && *m == Msg::NotPrimary { object: a })
+    );
+    assert!(w.nodes[1].known_publication(a, w.now).is_none());
+    assert!(w.nodes[1].replica(a).is_none());
+}
+
+#[test]
+fn the_frame_timer_re_arms_itself() {
+    let mut node = colyseus::ColyseusNode::new(4, cfg()).expect("node");
+    let mut out = colyseus::Output::new();
+    node.start(5, &mut out);
+    assert_eq!(out.timers, vec![(5, colyseus::Timer::Frame)]);
+    out.clear();
+    node.handle(5, colyseus::Input::Timer(colyseus::Timer::Frame), &mut out);
+    assert_eq!(out.timers, vec![(5 + 100 * MS, colyseus::Timer::Frame)]);
+}
+
+#[test]
+fn same_inputs_give_identical_outputs() {
+    let run = || {
+        let (mut w, a, others) = trio(cfg());
+        for f in 2..30u64 {
+            w.advance_to(f * 100 * MS);
+            let x = 10.0 + 0.7 * f as f64;
+            w.nodes[0]
+                .update_object(a, Vec2::new(x, 5.0), 30)
+                .expect("update");
+            w.nodes[1]
+                .update_object(others[0], Vec2::new(x + 2.0, 6.0), 30)
+                .expect("update");
+            if f % 7 == 0 {
+                let m = ObjectSpec::passive(Vec2::new(x, 5.0), Some(a));
+                w.call(0, |n, now, out| {
+                    n.create_object(now, m, out).expect("create")
+                });
+            }
+            w.frame_all();
+        }
+        format!("{:?}{:?}", w.log, w.events)
+    };
+    assert_eq!(run(), run());
+}
