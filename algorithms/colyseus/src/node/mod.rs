@@ -306,6 +306,17 @@ impl ColyseusNode {
             .any(|p| p.aoi().is_some_and(|a| a.intersects(b)))
     }
 
+    /// Whether object `id`, actually at `pos`, is **missing** here: it lies in a local
+    /// primary's current (unpredicted) area of interest, is not a local primary, and has no
+    /// replica. Summed over the objects of the world (the caller knows where they really are),
+    /// this is the view-inconsistency measure of the paper's evaluation.
+    #[must_use]
+    pub fn is_missing(&self, id: ObjectId, pos: Vec2) -> bool {
+        !self.primaries.contains_key(&id)
+            && !self.replicas.contains_key(&id)
+            && self.wants(&Aabb::point(pos))
+    }
+
     fn meets_live_sub(&self, b: &Aabb, now: u64) -> bool {
         self.subs
             .iter()

@@ -190,6 +190,17 @@ fn attached_object_without_proactive_replication_needs_discovery() {
             .iter()
             .any(|(_, _, _, m)| matches!(m, Msg::Create { .. }))
     );
+    // Missing until the replica arrives (one round trip after the instantaneous match).
+    let at = Vec2::new(10.0, 5.0);
+    assert!(w.nodes[1].is_missing(missile, at) && w.nodes[2].is_missing(missile, at));
+    assert!(
+        !w.nodes[0].is_missing(missile, at),
+        "a primary is never missing"
+    );
+    assert!(
+        !w.nodes[1].is_missing(missile, Vec2::new(90.0, 5.0)),
+        "outside every area"
+    );
     // The DHT is instantaneous here, so the publication is matched against the stored
     // subscriptions at once and the replicas come one round trip later.
     w.advance_to(140 * MS);
@@ -198,6 +209,7 @@ fn attached_object_without_proactive_replication_needs_discovery() {
             .replica(missile)
             .expect("replica after discovery");
         assert_eq!(r.created, 140 * MS);
+        assert!(!w.nodes[n].is_missing(missile, Vec2::new(10.0, 5.0)));
     }
 }
 
