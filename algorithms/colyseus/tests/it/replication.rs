@@ -356,3 +356,64 @@ fn same_inputs_give_identical_outputs() {
     };
     assert_eq!(run(), run());
 }
+
+mod converge {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        /// Eventual consistency: whatever mix of primary updates and tentative writes at the
+        /// replicas, once the writes have reached the primary and one more frame has passed,
+        /// every replica holds the primary's version and position, and the primary applied
+        /// every write exactly once.
+        #[test]
+        fn replicas_converge_to_the_primary(
+            latency_ms in 1u64..60,
+            steps in proptest::collection::vec((0u8..4, 0.0..2.0f64), 1..40),
+        ) {
+            let mut w = World::new(3, cfg(), latency_ms * MS);
+            let p0 = ObjectSpec::player(Vec2::new(10.0, 5.0), Vec2::new(3.0, 3.0));
+            let a = w.call(0, |n, now, out| n.create_object(now, p0, out).expect("create"));
+            for (i, x) in [(1u32, 12.0), (2, 8.0)] {
+                let s = ObjectSpec::player(Vec2::new(x, 5.0), Vec2::new(3.0, 3.0));
+                w.call(i, |n, now, out| n.create_object(now, s, out).expect("create"));
+            }
+            let mut t = 0;
+            let mut writes = 0;
+            for &(what, dx) in &steps {
+                w.advance_to(t);
+                match what {
+                    0 => {
+                        let x = 10.0 + dx;
+                        w.nodes[0].update_object(a, Vec2::new(x, 5.0), 10).expect("update");
+                    }
+                    1 | 2 => {
+                        let n = u32::from(what);
+                        if w.nodes[n as usize].replica(a).is_some() {
+                            w.call(n, |node, _, out| node.write_replica(a, 5, out).expect("replica"));
+                            writes += 1;
+                        }
+                    }
+                    _ => {}
+                }
+                w.frame_all();
+                t += 100 * MS;
+            }
+            // Quiesce: let writes land, then one frame ships the last state.
+            t += 2 * latency_ms * MS;
+            w.advance_to(t);
+            w.frame_all();
+            w.advance_to(t + 2 * latency_ms * MS);
+            let prim = w.nodes[0].primary(a).expect("primary");
+            let (version, pos) = (prim.version, prim.pos);
+            for n in 1..3 {
+                let r = w.nodes[n].replica(a).expect("replica");
+                prop_assert_eq!((r.version, r.pos), (version, pos), "node {}", n);
+            }
+            let applied = w.events.iter().filter(|(_, n, e)| *n == 0 && matches!(e, Event::WriteApplied { .. })).count();
+            prop_assert_eq!(applied, writes);
+        }
+    }
+}
