@@ -191,6 +191,7 @@ where
                         request,
                         home,
                         location,
+                        epoch,
                         hops,
                     }));
                 } else {

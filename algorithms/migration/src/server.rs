@@ -310,6 +310,7 @@ where
                     request,
                     home,
                     location,
+                    epoch,
                     hops,
                 }));
             }
