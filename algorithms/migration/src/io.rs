@@ -34,6 +34,17 @@ pub enum Call<P> {
         /// The arguments.
         payload: P,
     },
+    /// [`crate::Server::invoke_numbered`].
+    InvokeNumbered {
+        /// The object's home identifier.
+        home: ObjectId,
+        /// The caller's stream.
+        stream: StreamKey,
+        /// The invocation's number in it.
+        seq: u64,
+        /// The arguments.
+        payload: P,
+    },
     /// [`crate::Server::lookup`].
     Lookup {
         /// The object's home identifier.

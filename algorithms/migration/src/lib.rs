@@ -43,7 +43,10 @@
 //!   server hosting the object at that moment, unless the object is destroyed first (then it
 //!   is reported once as [`Event::Dropped`]);
 //! - invocations of one stream ([`StreamKey`]: origin server and sender) to one object are
-//!   delivered in the order they were submitted; there is no order between streams;
+//!   delivered in the order they were submitted; there is no order between streams. A
+//!   caller that moves between servers (a client reconnecting to the object's new host)
+//!   keeps one stream by numbering its invocations itself ([`Server::invoke_numbered`]):
+//!   they are then delivered in its numbering, whatever servers they were submitted at;
 //! - every lookup is answered exactly once, with the object's host when the lookup reached it.
 //!
 //! How: messages that arrive during a migration are buffered at the source and forwarded
