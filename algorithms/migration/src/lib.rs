@@ -95,10 +95,10 @@
 //! ```
 //!
 //! # Cost (`benches/invocation.rs`, one core of the 2-core dev machine, release build)
-//! The analogue of the paper's Table 2, medians: a plain method call ≈ 2.3 ns; an invocation
-//! through the name service on the object's own server ≈ 54 ns; a remote invocation
-//! (name service, postcard encode and decode, delivery, apply) ≈ 180 ns, ≈ 1 µs with JSON;
-//! one more forwarding entry adds ≈ 140 ns. Processing is negligible next to network hops.
+//! The analogue of the paper's Table 2, medians: a plain method call ≈ 2 ns; an invocation
+//! through the name service on the object's own server ≈ 47 ns; a remote invocation
+//! (name service, postcard encode and decode, delivery, apply) ≈ 160 ns, ≈ 0.9 µs with JSON;
+//! one more forwarding entry adds ≈ 130 ns. Processing is negligible next to network hops.
 //!
 //! # Not covered
 //! Partial failures (§7.2), distributed garbage collection by reference counting (§7.1; an

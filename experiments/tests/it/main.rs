@@ -2,6 +2,7 @@
 
 mod cli;
 mod coresel;
+mod migration;
 mod plot;
 mod pruned_clocks;
 mod runner;
