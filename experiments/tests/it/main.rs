@@ -7,6 +7,8 @@ mod pruned_clocks;
 mod runner;
 mod scenario;
 mod spd;
+mod spd_example;
+mod spd_readme;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;
