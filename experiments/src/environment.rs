@@ -3,10 +3,7 @@
 //! experiment that runs the engine is set up the same way.
 
 use crate::scenario::Settings;
-use crate::scenario::tables::network::OrderingName;
-use crate::scenario::tables::topology::{
-    FrameChoice, MissingKind, MissingName, PlacementName, UnitName,
-};
+use crate::scenario::tables::topology::PlacementName;
 use crate::scenario::tables::{ChurnSpec, LatencyKind, NetworkSpec, TopologySpec};
 use sim_core::{SimConfig, SimTime};
 use topologies::{LatencyMatrix, Topology};
@@ -157,45 +154,10 @@ impl TopologySpec {
                 frame,
                 nodes,
             } => {
-                let opts = topologies::MatrixOptions {
-                    unit: match unit {
-                        UnitName::Ms => topologies::TimeUnit::Millis,
-                        UnitName::S => topologies::TimeUnit::Seconds,
-                        UnitName::Us => topologies::TimeUnit::Micros,
-                    },
-                    missing: match missing {
-                        MissingName::Named(MissingKind::None) | MissingName::Default => {
-                            topologies::Missing::None
-                        }
-                        MissingName::Named(MissingKind::ZeroOffDiagonal) => {
-                            topologies::Missing::ZeroOffDiagonal
-                        }
-                        MissingName::Named(MissingKind::Negative) => topologies::Missing::Negative,
-                        MissingName::Value(v) => topologies::Missing::Value(*v),
-                    },
-                    zero_diagonal: true,
-                };
-                let mut m = match frame {
-                    None => topologies::read_matrix(file, &opts)?,
-                    Some(FrameChoice::Median) => {
-                        topologies::read_frames(file, None, topologies::FrameSelect::Median, &opts)?
-                    }
-                    Some(FrameChoice::Frame(t)) => topologies::read_frames(
-                        file,
-                        None,
-                        topologies::FrameSelect::Frame(*t),
-                        &opts,
-                    )?,
-                };
-                if let Some(k) = nodes {
-                    anyhow::ensure!(
-                        *k <= m.n,
-                        "topology.nodes = {k} but {} has only {} nodes",
-                        file.display(),
-                        m.n
-                    );
-                    m = m.subset(&(0..*k).collect::<Vec<_>>());
-                }
+                let m = crate::scenario::tables::data::read_measured(
+                    file, *unit, missing, *frame, *nodes,
+                )
+                .map_err(anyhow::Error::msg)?;
                 // Measured values are RTTs: one-way = RTT / 2.
                 let half = LatencyMatrix::from_fn(m.n, |i, j| m.get(i, j) / 2.0);
                 BuiltTopology {
@@ -267,10 +229,7 @@ impl NetworkSpec {
         let cfg = LinkConfig {
             jitter_ms: self.jitter.clone(),
             loss: self.loss,
-            ordering: match self.ordering {
-                OrderingName::Fifo => sim_core::Ordering::Fifo,
-                OrderingName::Reorder => sim_core::Ordering::Reorder,
-            },
+            ordering: self.ordering,
             uplink_bps: self.uplink_bps,
         };
         Ok(sim_core::Network::new(latency, cfg))

@@ -53,6 +53,7 @@ fn run_tiny(out: &Path, jobs: usize) {
         no_plots: true,
         quiet: true,
         clean: false,
+        progress_every: None,
         ..Default::default()
     };
     let r = run(&*s, &opts).expect("run");

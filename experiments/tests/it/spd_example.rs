@@ -27,6 +27,7 @@ fn run_example() -> BTreeMap<String, Vec<Row>> {
             no_plots: false,
             quiet: true,
             clean: false,
+            progress_every: None,
         },
     )
     .unwrap();

@@ -282,7 +282,7 @@ pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<Estima
             match m {
                 LandmarkMethod::Gnp => {
                     let is_lm = |x: usize| lms.binary_search(&x).is_ok();
-                    let meas = netcoord::FnLatency::new(h, |i, j| {
+                    let meas = netcoord::FnTable::new(h, |i, j| {
                         let v = if is_lm(j) {
                             measured(i, hosts[j])
                         } else if is_lm(i) {
