@@ -1,8 +1,7 @@
 //! The SPD paper's worked example through the shipped scenario `scenarios/spd-example.toml`
-//! (runner → CSV) and through `mmvesim spd solve --initial`: the paper's numbers must come out
+//! (`mmvesim run` → CSV) and through `mmvesim spd solve --initial`: the paper's numbers must come out
 //! of the files a reader gets.
 
-use experiments::runner::{self, RunOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -12,26 +11,27 @@ fn scenario() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/spd-example.toml")
 }
 
-/// Every table of a run of the shipped `spd-example` scenario, read with a real CSV parser
+/// Every table of a run of the shipped `spd-example` scenario through the binary
+/// (`mmvesim run FILE --out DIR`, the command a reader types), read with a real CSV parser
 /// (the notes contain commas).
 fn run_example() -> BTreeMap<String, Vec<Row>> {
     let d = crate::runner::tmp("spd-example");
     let s = crate::load(&scenario()).unwrap();
     assert_eq!(s.job_count(), 1);
-    let sum = runner::run(
-        &*s,
-        &RunOptions {
-            out: Some(d.clone()),
-            jobs: Some(1),
-            shard: None,
-            no_plots: false,
-            quiet: true,
-            clean: false,
-            progress_every: None,
-        },
-    )
-    .unwrap();
-    assert!(sum.complete);
+    let out = mmvesim(&[
+        "run",
+        "--quiet",
+        "--jobs",
+        "1",
+        "--out",
+        &d.display().to_string(),
+        &scenario().display().to_string(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut out = BTreeMap::new();
     for t in [
         "figures",
