@@ -13,6 +13,8 @@ mod runner;
 mod scenario;
 mod smoke_props;
 mod spd;
+mod spd_example;
+mod spd_readme;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;
