@@ -11,6 +11,7 @@ pub mod core_selection;
 pub mod pruned_clocks;
 pub mod server_network;
 pub mod smoke;
+pub mod timelines;
 
 /// Every experiment the binary knows, in listing order.
 pub fn registry() -> Registry {
@@ -22,4 +23,11 @@ pub fn registry() -> Registry {
         .register(&pruned_clocks::PrunedClocks)
         .register(&server_network::SpdEval)
         .register(&server_network::SpdGap)
+        .register(&timelines::DeadReckoning)
+        .register(&timelines::SmoothCorrections)
+        .register(&timelines::SendSuppression)
+        .register(&timelines::LocalLagExp)
+        .register(&timelines::RemoteLagExp)
+        .register(&timelines::PerceptionFilterExp)
+        .register(&timelines::ClockSync)
 }
