@@ -10,7 +10,9 @@ pub mod vivaldi;
 
 pub use binned::Binned;
 pub use host_clock::HostClock;
-pub use trajectory::{Motion, MoverParams, Straight, Trajectory, WaypointPath};
+pub use trajectory::{
+    AnyPath, Motion, MoverParams, SampledPath, Straight, Trajectory, WaypointPath, sample_world,
+};
 
 pub use pinger::{PingMsg, Pinger, run_pings};
 pub use vivaldi::{VivaldiHost, VivaldiMsg, VivaldiRun, random_neighbours, run_vivaldi};

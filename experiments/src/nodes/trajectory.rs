@@ -1,13 +1,20 @@
-//! Ground-truth avatar motion: a small trajectory interface and a random-waypoint mover with
-//! finite turn rate on a square world.
+//! Ground-truth avatar motion: a small trajectory interface, paths sampled from the shared
+//! game world ([`gameworld::World`]), and a turning random-waypoint mover.
 //!
 //! Experiments that compare what a client *displays* with where an avatar *is* need the true
-//! position, velocity and acceleration at any instant. [`Trajectory`] is that interface;
-//! [`WaypointPath`] implements it with a precomputed list of segments (straight legs,
-//! circular turning arcs, pauses) that are evaluated in closed form, so the truth is exact at
-//! every instant and costs a binary search.
+//! position, velocity and acceleration at any instant. [`Trajectory`] is that interface.
 //!
-//! # The mover
+//! - [`SampledPath`]: a mover of a [`gameworld::World`] (Zipf-popular waypoints, dwell times,
+//!   random turns, obstacle-avoiding paths), stepped at a fine tick and kept as the knots where
+//!   its per-tick displacement changes; between knots it moves in a straight line, so the truth
+//!   is the world's tick positions joined linearly (exact on legs; a corner passed inside a
+//!   tick is cut by at most one tick's travel). Turns are instantaneous: the acceleration is
+//!   zero everywhere.
+//! - [`WaypointPath`]: a random-waypoint mover with a **finite turn rate** (circular arcs of
+//!   radius `speed / turn_rate`), for experiments where acceleration matters (second-order dead
+//!   reckoning); closed form at every instant.
+//!
+//! # The turning mover
 //! An avatar starts at a uniform point of the `side × side` world, heading towards a uniform
 //! random *waypoint*. At each decision it picks a new waypoint, turns towards it at
 //! `turn_rate` (an arc of radius `speed / turn_rate`; an infinite rate turns on the spot),
@@ -228,6 +235,125 @@ impl Trajectory for WaypointPath {
     }
 }
 
+/// A path sampled from a [`gameworld::World`] mover: knots `(time, position)` where the
+/// per-tick displacement changes, joined by straight lines.
+#[derive(Clone, Debug, Default)]
+pub struct SampledPath {
+    times: Vec<f64>,
+    points: Vec<Vec2>,
+}
+
+impl SampledPath {
+    /// Number of knots.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// No knots?
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+}
+
+impl Trajectory for SampledPath {
+    fn motion(&self, t_s: f64) -> Motion {
+        let n = self.times.len();
+        if n == 0 {
+            return Motion::default();
+        }
+        let i = self.times.partition_point(|&s| s <= t_s);
+        if i == 0 || i == n {
+            let p = if i == 0 {
+                self.points[0]
+            } else {
+                self.points[n - 1]
+            };
+            return Motion {
+                pos: p,
+                ..Motion::default()
+            };
+        }
+        let (t0, t1) = (self.times[i - 1], self.times[i]);
+        let (p0, p1) = (self.points[i - 1], self.points[i]);
+        let vel = (p1 - p0) * (1.0 / (t1 - t0));
+        Motion {
+            pos: p0 + vel * (t_s - t0),
+            vel,
+            acc: Vec2::ZERO,
+        }
+    }
+}
+
+/// Spawn `movers` movers in `world` (in id order, from `rng`) and step it every `world.tick_ns()`
+/// until `until_s`, recording each mover's knots. The world's map is left in `world`.
+pub fn sample_world<R: Rng + ?Sized>(
+    world: &mut gameworld::World,
+    movers: usize,
+    until_s: f64,
+    rng: &mut R,
+) -> Result<Vec<SampledPath>, gameworld::WorldError> {
+    for _ in 0..movers {
+        world.spawn(rng)?;
+    }
+    let tick = world.tick_s();
+    let tol = 1e-9 * (1.0 + world.mobility().speed * tick);
+    let first = world.positions().to_vec();
+    let mut paths: Vec<SampledPath> = first
+        .iter()
+        .map(|p| SampledPath {
+            times: vec![0.0],
+            points: vec![Vec2::new(p[0], p[1])],
+        })
+        .collect();
+    let mut prev: Vec<Vec2> = paths.iter().map(|p| p.points[0]).collect();
+    let mut dir: Vec<Option<Vec2>> = vec![None; movers];
+    while world.now_s() < until_s {
+        let t_prev = world.now_s();
+        world.step(rng);
+        for (i, p) in world.positions().iter().enumerate() {
+            let p = Vec2::new(p[0], p[1]);
+            let d = p - prev[i];
+            match dir[i] {
+                Some(old) if (d - old).length() <= tol => {}
+                Some(_) => {
+                    paths[i].times.push(t_prev);
+                    paths[i].points.push(prev[i]);
+                    dir[i] = Some(d);
+                }
+                None => dir[i] = Some(d),
+            }
+            prev[i] = p;
+        }
+    }
+    let end = world.now_s();
+    for (path, p) in paths.iter_mut().zip(prev) {
+        if path.times.last() != Some(&end) {
+            path.times.push(end);
+            path.points.push(p);
+        }
+    }
+    Ok(paths)
+}
+
+/// Either kind of path (so experiments can switch movers without dynamic dispatch).
+#[derive(Clone, Debug)]
+pub enum AnyPath {
+    /// Sampled from the shared game world.
+    World(SampledPath),
+    /// The turning mover.
+    Arcs(WaypointPath),
+}
+
+impl Trajectory for AnyPath {
+    #[inline]
+    fn motion(&self, t_s: f64) -> Motion {
+        match self {
+            AnyPath::World(p) => p.motion(t_s),
+            AnyPath::Arcs(p) => p.motion(t_s),
+        }
+    }
+}
+
 /// A straight-line path at constant velocity (tests and worked examples).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Straight {
@@ -307,6 +433,45 @@ mod tests {
             let a = m.acc.length();
             assert!(a == 0.0 || (a - 5.0 * PI).abs() < 1e-9);
         }
+    }
+
+    /// A world path passes through the world's positions at every tick and moves in straight
+    /// lines at the world's speed between them.
+    #[test]
+    fn sampled_world_path_matches_the_world() {
+        let cfg = gameworld::WorldConfig {
+            width: 100.0,
+            height: 100.0,
+            waypoints: 5,
+            mobility: gameworld::Mobility {
+                speed: 5.0,
+                dwell_mean_s: 0.5,
+                hotspot_radius: 10.0,
+                turn_mean_s: 1.0,
+            },
+            ..Default::default()
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut world = gameworld::World::generate(&cfg, 10_000_000, &mut rng).unwrap();
+        let paths = sample_world(&mut world, 3, 20.0, &mut rng).unwrap();
+        assert_eq!(paths.len(), 3);
+        // Replay the same world and compare at every tick.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut again = gameworld::World::generate(&cfg, 10_000_000, &mut rng).unwrap();
+        for _ in 0..3 {
+            again.spawn(&mut rng).unwrap();
+        }
+        while again.now_s() < 20.0 {
+            again.step(&mut rng);
+            let t = again.now_s();
+            for (i, p) in again.positions().iter().enumerate() {
+                let m = paths[i].motion(t);
+                assert!((m.pos - Vec2::new(p[0], p[1])).length() < 1e-6, "t = {t}");
+                let v = m.vel.length();
+                assert!(v < 1e-9 || (v - 5.0).abs() < 0.05 || v < 5.0, "speed {v}");
+            }
+        }
+        assert!(paths.iter().all(|p| p.len() > 10));
     }
 
     #[test]

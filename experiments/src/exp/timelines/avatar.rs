@@ -25,7 +25,7 @@
 
 use super::payload::{AvatarState, Payload, avatar_id};
 use super::session::{Game, HEADER_BYTES, Io};
-use crate::nodes::{Binned, HostClock, Trajectory, WaypointPath};
+use crate::nodes::{AnyPath, Binned, HostClock, Trajectory};
 use std::cell::RefCell;
 use std::rc::Rc;
 use timeline::{
@@ -74,7 +74,9 @@ pub struct ViewSpec {
 /// Everything the clients share: trajectories, views and settings.
 pub struct AvatarSetup {
     /// The avatar trajectory of each client (index = node id − 1).
-    pub paths: Vec<WaypointPath>,
+    pub paths: Vec<AnyPath>,
+    /// Local update period (s): second-order updates carry the change of velocity over it.
+    pub tick_s: f64,
     /// The avatars each client watches (client indices, sorted).
     pub watch: Vec<Vec<u32>>,
     /// The views.
@@ -279,8 +281,17 @@ impl Game for AvatarClient {
 
     fn tick(&mut self, io: &mut Io<'_, '_, Payload>) {
         let t = io.true_secs();
-        let m = self.setup.paths[self.me as usize].motion(t);
-        let truth = Kinematic::new(m.pos, m.vel, m.acc);
+        let path = &self.setup.paths[self.me as usize];
+        let m = path.motion(t);
+        // Second order sends the change of velocity over the last update period (the paper's
+        // "change in either speed or direction"), as a client that only knows its velocities.
+        let dt = self.setup.tick_s;
+        let acc = if t >= dt {
+            (m.vel - path.motion(t - dt).vel) * (1.0 / dt)
+        } else {
+            Vec2::ZERO
+        };
+        let truth = Kinematic::new(m.pos, m.vel, acc);
         let time = io.global() + self.setup.write_offset;
         self.own.set_at(time, truth);
         let sent = AvatarState::strip(&truth, self.setup.send_vel, self.setup.send_acc);

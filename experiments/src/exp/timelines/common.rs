@@ -5,7 +5,7 @@
 use super::session::{Client, Game, Loops, RouterNode, Server, SessionNode};
 use crate::environment::EnvOptions;
 use crate::experiment::{Job, Progress};
-use crate::nodes::{HostClock, MoverParams, WaypointPath};
+use crate::nodes::{AnyPath, HostClock, MoverParams, WaypointPath, sample_world};
 use crate::scenario::{KeyError, Settings};
 use rand::RngExt;
 use sim_core::{NodeId, SimTime, Simulation};
@@ -17,50 +17,50 @@ use timeline::{ClockConfig, ClockEstimator, MS, RouterConfig, S};
 macro_rules! timeline_params {
     (
         $(#[$meta:meta])*
-        pub struct $name:ident [$($motion:ident)?] {
+        pub struct $name:ident [motion = $world:expr] {
             $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = $default:expr, )*
         }
     ) => {
-        timeline_params!(@build $(#[$meta])* $name [$($motion)?] { $( $(#[$fmeta])* $field : $ty = $default, )* });
+        timeline_params!(@build $(#[$meta])* $name [motion] ($world) { $( $(#[$fmeta])* $field : $ty = $default, )* });
     };
-    (@build $(#[$meta:meta])* $name:ident [motion] { $($rest:tt)* }) => {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident [] {
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty = $default:expr, )*
+        }
+    ) => {
+        timeline_params!(@emit $(#[$meta])* $name { $( $(#[$fmeta])* $field : $ty = $default, )* });
+    };
+    (@build $(#[$meta:meta])* $name:ident [motion] ($world:expr) { $($rest:tt)* }) => {
         timeline_params!(@emit $(#[$meta])* $name {
-            /// Side of the square world (units).
-            #[schemars(range(min = 1, max = 1e6))]
-            world_side: f64 = 100.0,
-            /// Avatar walking speed (units/s).
-            #[schemars(range(min = 0, max = 1000))]
-            speed: f64 = 5.0,
-            /// Mean time between turns while walking (s).
-            #[schemars(range(min = 0.01, max = 1e4))]
-            turn_mean_s: f64 = 1.0,
-            /// Turning rate (degrees/s); 0 turns on the spot (piecewise-linear paths).
+            /// The game world avatars walk in (the `gameworld` crate's configuration: map,
+            /// obstacles, Zipf waypoints, mobility). With `mover = "arcs"` only `width`,
+            /// `mobility.speed`, `mobility.turn_mean_s` and `mobility.dwell_mean_s` are used.
+            world: gameworld::WorldConfig = $world,
+            /// Which mover produces avatar trajectories: the shared world's (instant turns) or the
+            /// turning mover (circular arcs at `turn_rate_deg_s`).
+            mover: $crate::exp::timelines::common::MoverKind =
+                $crate::exp::timelines::common::MoverKind::World,
+            /// Turning rate of the `arcs` mover (degrees/s); 0 turns on the spot.
             #[schemars(range(min = 0, max = 1e5))]
             turn_rate_deg_s: f64 = 180.0,
-            /// Mean pause at a reached waypoint (s); 0 = none.
-            #[schemars(range(min = 0, max = 1e4))]
-            pause_mean_s: f64 = 0.0,
+            /// Tick at which the world is stepped to sample trajectories (ms).
+            #[schemars(range(min = 0.1, max = 1000))]
+            path_tick_ms: f64 = 5.0,
             $($rest)*
         });
         impl $name {
-            /// The mover of avatar trajectories.
-            pub fn mover(&self) -> crate::nodes::MoverParams {
-                crate::nodes::MoverParams {
-                    side: self.world_side,
-                    speed: self.speed,
-                    turn_mean_s: self.turn_mean_s,
-                    turn_rate: if self.turn_rate_deg_s > 0.0 {
-                        self.turn_rate_deg_s.to_radians()
-                    } else {
-                        f64::INFINITY
-                    },
-                    pause_mean_s: self.pause_mean_s,
+            /// How avatar trajectories are made.
+            pub fn motion(&self) -> $crate::exp::timelines::common::MotionParams {
+                $crate::exp::timelines::common::MotionParams {
+                    world: self.world.clone(),
+                    mover: self.mover,
+                    turn_rate_deg_s: self.turn_rate_deg_s,
+                    path_tick_ms: self.path_tick_ms,
+                    duration_s: self.duration_s,
                 }
             }
         }
-    };
-    (@build $(#[$meta:meta])* $name:ident [] { $($rest:tt)* }) => {
-        timeline_params!(@emit $(#[$meta])* $name { $($rest)* });
     };
     (@emit $(#[$meta:meta])* $name:ident {
         $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $default:expr, )*
@@ -138,6 +138,101 @@ macro_rules! timeline_params {
     };
 }
 pub(crate) use timeline_params;
+
+/// Which mover produces avatar trajectories.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoverKind {
+    /// Movers of the shared game world (`gameworld`): Zipf-popular waypoints, dwell, random
+    /// turns, paths around obstacles; instantaneous turns.
+    World,
+    /// The turning random-waypoint mover: turns are circular arcs at `turn_rate_deg_s`, so
+    /// the acceleration is non-zero while turning.
+    Arcs,
+}
+
+/// The default world of the avatar experiments: a 100 × 100 open map, 20 waypoints (Zipf
+/// s = 1, hotspot radius 10), walking at 5 units/s, a random turn every Exp(1 s), no dwell.
+pub fn default_world() -> gameworld::WorldConfig {
+    gameworld::WorldConfig {
+        width: 100.0,
+        height: 100.0,
+        obstacles: gameworld::ObstacleConfig {
+            count: 0,
+            min_side: 5.0,
+            max_side: 15.0,
+            gap: 4.0,
+        },
+        waypoints: 20,
+        zipf_s: 1.0,
+        mobility: gameworld::Mobility {
+            speed: 5.0,
+            dwell_mean_s: 0.0,
+            hotspot_radius: 10.0,
+            turn_mean_s: 1.0,
+        },
+    }
+}
+
+/// How avatar trajectories are made (the `motion` fields of a `Params`).
+#[derive(Debug, Clone)]
+pub struct MotionParams {
+    /// The world.
+    pub world: gameworld::WorldConfig,
+    /// The mover.
+    pub mover: MoverKind,
+    /// Turn rate of the arcs mover (degrees/s).
+    pub turn_rate_deg_s: f64,
+    /// Sampling tick of world paths (ms).
+    pub path_tick_ms: f64,
+    /// Simulated duration (s).
+    pub duration_s: f64,
+}
+
+impl MotionParams {
+    /// The map (obstacles) and `n` avatar trajectories, from the run's seed: the world from
+    /// the global stream `"timelines-world"`, arcs movers from per-client streams.
+    pub fn paths(&self, seed: u64, n: usize) -> anyhow::Result<(gameworld::Map, Vec<AnyPath>)> {
+        use anyhow::Context;
+        let mut rng =
+            sim_core::rng::stream_rng(seed, sim_core::rng::GLOBAL_STREAM, "timelines-world");
+        let tick = SimTime::from_millis_f64(self.path_tick_ms)
+            .as_nanos()
+            .max(1);
+        let mut world =
+            gameworld::World::generate(&self.world, tick, &mut rng).context("params.world")?;
+        let until = self.duration_s + 1.0;
+        let paths = match self.mover {
+            MoverKind::World => sample_world(&mut world, n, until, &mut rng)
+                .context("params.world")?
+                .into_iter()
+                .map(AnyPath::World)
+                .collect(),
+            MoverKind::Arcs => {
+                let m = MoverParams {
+                    side: self.world.width,
+                    speed: self.world.mobility.speed,
+                    turn_mean_s: self.world.mobility.turn_mean_s.max(1e-3),
+                    turn_rate: if self.turn_rate_deg_s > 0.0 {
+                        self.turn_rate_deg_s.to_radians()
+                    } else {
+                        f64::INFINITY
+                    },
+                    pause_mean_s: self.world.mobility.dwell_mean_s,
+                };
+                (1..=n as u64)
+                    .map(|node| {
+                        let mut rng = sim_core::rng::stream_rng(seed, node, "timelines-path");
+                        AnyPath::Arcs(WaypointPath::generate(&m, until, &mut rng))
+                    })
+                    .collect()
+            }
+        };
+        Ok((world.map().clone(), paths))
+    }
+}
 
 /// The fields every timeline experiment has.
 #[derive(Debug, Clone, Copy)]
@@ -245,12 +340,6 @@ pub fn client_draws(seed: u64, node: NodeId, c: &CommonParams) -> ClientDraws {
             frame_phase: first(frame_phase, frame),
         },
     }
-}
-
-/// The trajectory of client node `node`.
-pub fn client_path(seed: u64, node: NodeId, mover: &MoverParams, until_s: f64) -> WaypointPath {
-    let mut rng = sim_core::rng::stream_rng(seed, u64::from(node), "timelines-path");
-    WaypointPath::generate(mover, until_s + 1.0, &mut rng)
 }
 
 /// Client `i` (index from 0) watches the next `watch` clients around the ring (all others

@@ -31,7 +31,7 @@ pub enum StateKind {
 
 timeline_params! {
     /// `[params]` of `timelines-dead-reckoning`.
-    pub struct Params [motion] {
+    pub struct Params [motion = common::default_world()] {
         /// Number of clients.
         #[schemars(range(min = 2, max = 100_000))]
         pub clients: usize = 3,
@@ -186,7 +186,7 @@ impl Experiment for DeadReckoning {
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let p = job.params();
         let c = p.common();
-        let mover = p.mover();
+        let (_, paths) = p.motion().paths(job.seed, p.clients)?;
         let mut views = Vec::new();
         for &order in &p.orders {
             for insertion in [Insertion::SendTime, Insertion::ReceiveTime] {
@@ -200,9 +200,8 @@ impl Experiment for DeadReckoning {
             }
         }
         let setup = Rc::new(AvatarSetup {
-            paths: (1..=p.clients as u32)
-                .map(|n| common::client_path(job.seed, n, &mover, p.duration_s))
-                .collect(),
+            paths,
+            tick_s: 1.0 / p.update_hz,
             watch: common::ring_watch(p.clients, p.watch),
             views: views.clone(),
             write_offset: 0,

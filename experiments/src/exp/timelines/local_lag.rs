@@ -21,7 +21,7 @@ use timeline::{Interpolation, Order, SendPolicy};
 
 timeline_params! {
     /// `[params]` of `timelines-local-lag`.
-    pub struct Params [motion] {
+    pub struct Params [motion = common::default_world()] {
         /// Number of clients.
         #[schemars(range(min = 2, max = 100_000))]
         pub clients: usize = 3,
@@ -62,12 +62,11 @@ impl Experiment for LocalLagExp {
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let p = job.params();
         let c = p.common();
-        let mover = p.mover();
+        let (_, paths) = p.motion().paths(job.seed, p.clients)?;
         let delay = common::ms(p.delay_ms);
         let setup = Rc::new(AvatarSetup {
-            paths: (1..=p.clients as u32)
-                .map(|n| common::client_path(job.seed, n, &mover, p.duration_s))
-                .collect(),
+            paths,
+            tick_s: 1.0 / p.update_hz,
             watch: common::ring_watch(p.clients, p.watch),
             views: vec![ViewSpec {
                 insertion: Insertion::SendTime,

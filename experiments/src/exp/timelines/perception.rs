@@ -378,8 +378,7 @@ impl Game for Player {
                 let s = &mut stats.views[i];
                 s.frames += 1;
                 // Beyond the last known entry while the other client simulates the ball.
-                let extrapolated =
-                    remote && view.tl.last_time().is_some_and(|l| read > l);
+                let extrapolated = remote && view.tl.last_time().is_some_and(|l| read > l);
                 s.remote_frames += u64::from(remote);
                 s.extrapolated += u64::from(extrapolated);
                 if let (Some(p), Some(pr)) = (view.prev_drawn, view.prev_read) {

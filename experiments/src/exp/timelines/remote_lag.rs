@@ -4,7 +4,7 @@
 //! on the same messages: by **rewinding** (the paper's listing: shooter at the shot's time
 //! `t`, target at `t − REMOTE_LAG` from its timeline) and **naively** (the target's current
 //! state). Reference outcomes are what the shooter saw and where the target truly was when the
-//! shot was fired. The map has square obstacles that block sight and shots; every registered
+//! shot was fired. The map's obstacles (the game world's) block sight and shots; every registered
 //! hit is sent to the target, which counts it as "hit behind cover" when, on arrival, the
 //! shooter has no line of sight to it (the target "believed it was safe").
 
@@ -12,11 +12,13 @@ use super::common::{self, Common, timeline_params};
 use super::payload::{AvatarState, Payload, avatar_id, shots_id};
 use super::session::{Game, Io, Server, ServerIo};
 use crate::experiment::{Experiment, Job};
-use crate::nodes::{Binned, Trajectory, WaypointPath};
+use crate::nodes::{AnyPath, Binned, Trajectory};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
 use crate::table::Table;
+use anyhow::Context;
+use gameworld::Rect;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 use sim_core::SimRng;
@@ -30,7 +32,7 @@ use timeline::{
 
 timeline_params! {
     /// `[params]` of `timelines-remote-lag`.
-    pub struct Params [motion] {
+    pub struct Params [motion = remote_lag_world()] {
         /// REMOTE_LAG (ms): how far in the past the shooter draws the target.
         #[schemars(range(min = 0, max = 1e5))]
         pub remote_lag_ms: f64 = 100.0,
@@ -46,61 +48,40 @@ timeline_params! {
         /// The shooter only fires at targets it sees closer than this (units).
         #[schemars(range(min = 0, max = 1e6))]
         pub max_range: f64 = 40.0,
-        /// Number of square obstacles (cover) on the map.
-        #[schemars(range(min = 0, max = 100_000))]
-        pub obstacles: usize = 40,
-        /// Side of each obstacle (units).
-        #[schemars(range(min = 0, max = 1e4))]
-        pub obstacle_side: f64 = 6.0,
     }
 }
 
-/// An axis-aligned square obstacle.
-#[derive(Clone, Copy, Debug)]
-pub struct Obstacle {
-    /// Lower corner.
-    pub min: Vec2,
-    /// Upper corner.
-    pub max: Vec2,
+/// The default world of `timelines-remote-lag`: the avatar world with 15 obstacles (sides 5 to
+/// 12 units) to take cover behind.
+pub fn remote_lag_world() -> gameworld::WorldConfig {
+    let mut w = common::default_world();
+    w.obstacles = gameworld::ObstacleConfig {
+        count: 15,
+        min_side: 5.0,
+        max_side: 12.0,
+        gap: 4.0,
+    };
+    w
 }
 
-/// Does the segment `a → b` avoid every obstacle? (Slab test per square.)
-pub fn visible(a: Vec2, b: Vec2, obstacles: &[Obstacle]) -> bool {
-    let d = b - a;
-    obstacles.iter().all(|o| {
-        let (mut t0, mut t1) = (0.0f64, 1.0f64);
-        for (p, dp, lo, hi) in [(a.x, d.x, o.min.x, o.max.x), (a.y, d.y, o.min.y, o.max.y)] {
-            if dp.abs() < 1e-15 {
-                if p < lo || p > hi {
-                    return true;
-                }
-            } else {
-                let (mut u, mut v) = ((lo - p) / dp, (hi - p) / dp);
-                if u > v {
-                    std::mem::swap(&mut u, &mut v);
-                }
-                t0 = t0.max(u);
-                t1 = t1.min(v);
-                if t0 > t1 {
-                    return true;
-                }
-            }
-        }
-        false
-    })
+/// Does the segment `a → b` avoid the interior of every obstacle (line of sight)?
+pub fn visible(a: Vec2, b: Vec2, obstacles: &[Rect]) -> bool {
+    !obstacles
+        .iter()
+        .any(|o| o.crossed_by([a.x, a.y], [b.x, b.y]))
 }
 
 /// Does a shot from `origin` along unit `aim` hit a circle of `radius` at `target`, with the
 /// line of sight to the target clear?
-pub fn hits(origin: Vec2, aim: Vec2, target: Vec2, radius: f64, obstacles: &[Obstacle]) -> bool {
+pub fn hits(origin: Vec2, aim: Vec2, target: Vec2, radius: f64, obstacles: &[Rect]) -> bool {
     let rel = target - origin;
     let along = rel.dot(aim);
     along >= 0.0 && (rel - aim * along).length() <= radius && visible(origin, target, obstacles)
 }
 
 struct Duel {
-    paths: [WaypointPath; 2],
-    obstacles: Vec<Obstacle>,
+    paths: [AnyPath; 2],
+    obstacles: Vec<Rect>,
     lag: i64,
     shot_p: f64,
     aim_noise: f64,
@@ -332,23 +313,6 @@ impl Server<Payload> for Referee {
     }
 }
 
-fn obstacles(seed: u64, p: &Params) -> Vec<Obstacle> {
-    let mut rng = sim_core::rng::stream_rng(seed, sim_core::rng::GLOBAL_STREAM, "timelines-map");
-    (0..p.obstacles)
-        .map(|_| {
-            let c = Vec2::new(
-                rng.random::<f64>() * p.world_side,
-                rng.random::<f64>() * p.world_side,
-            );
-            let h = Vec2::new(p.obstacle_side / 2.0, p.obstacle_side / 2.0);
-            Obstacle {
-                min: c - h,
-                max: c + h,
-            }
-        })
-        .collect()
-}
-
 /// The `timelines-remote-lag` experiment.
 pub struct RemoteLagExp;
 
@@ -369,14 +333,15 @@ impl Experiment for RemoteLagExp {
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let p = job.params();
         let c = p.common();
-        let mover = p.mover();
+        let (map, paths) = p.motion().paths(job.seed, 2)?;
+        let mut paths = paths.into_iter();
         let lag = common::ms(p.remote_lag_ms);
         let duel = Rc::new(Duel {
             paths: [
-                common::client_path(job.seed, 1, &mover, p.duration_s),
-                common::client_path(job.seed, 2, &mover, p.duration_s),
+                paths.next().context("two paths")?,
+                paths.next().context("two paths")?,
             ],
-            obstacles: obstacles(job.seed, p),
+            obstacles: map.obstacles().to_vec(),
             lag,
             shot_p: (p.shot_hz / p.update_hz).min(1.0),
             aim_noise: p.aim_noise,

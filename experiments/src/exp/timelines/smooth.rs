@@ -17,7 +17,7 @@ use timeline::{Interpolation, Order};
 
 timeline_params! {
     /// `[params]` of `timelines-smooth-corrections`.
-    pub struct Params [motion] {
+    pub struct Params [motion = common::default_world()] {
         /// Number of clients.
         #[schemars(range(min = 2, max = 100_000))]
         pub clients: usize = 3,
@@ -35,6 +35,9 @@ timeline_params! {
         pub as_printed: bool = true,
         /// Dead-reckoning order of the extrapolation.
         pub order: Order = Order::First,
+        /// What updates carry (with `position` the paper's listing extrapolates its target from
+        /// the display's own entries, and differs from the crate's variant).
+        pub state: StateKind = StateKind::Kinematic,
         /// Minimum interval between sends (ms).
         #[schemars(range(min = 0, max = 1e6))]
         pub min_interval_ms: f64 = 0.0,
@@ -77,8 +80,8 @@ impl Experiment for SmoothCorrections {
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let p = job.params();
         let c = p.common();
-        let mover = p.mover();
-        let extrap = extrapolation(StateKind::Kinematic, p.order);
+        let (_, paths) = p.motion().paths(job.seed, p.clients)?;
+        let extrap = extrapolation(p.state, p.order);
         // (rule label, horizon ms, interpolation) per view.
         let mut labels = Vec::new();
         let mut views = Vec::new();
@@ -110,15 +113,14 @@ impl Experiment for SmoothCorrections {
             }
         }
         let setup = Rc::new(AvatarSetup {
-            paths: (1..=p.clients as u32)
-                .map(|n| common::client_path(job.seed, n, &mover, p.duration_s))
-                .collect(),
+            paths,
+            tick_s: 1.0 / p.update_hz,
             watch: common::ring_watch(p.clients, p.watch),
             views: views.clone(),
             write_offset: 0,
             send: send_policy(p.min_interval_ms, p.error_threshold, p.max_interval_ms),
-            send_vel: true,
-            send_acc: p.order == Order::Second,
+            send_vel: p.state == StateKind::Kinematic,
+            send_acc: p.state == StateKind::Kinematic && p.order == Order::Second,
             history: p.history_entries,
             warmup_ns: c.warmup_ns(),
         });

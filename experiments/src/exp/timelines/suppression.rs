@@ -20,7 +20,7 @@ use timeline::{Interpolation, Order};
 
 timeline_params! {
     /// `[params]` of `timelines-send-suppression`.
-    pub struct Params [motion] {
+    pub struct Params [motion = common::default_world()] {
         /// Number of clients.
         #[schemars(range(min = 2, max = 100_000))]
         pub clients: usize = 3,
@@ -63,7 +63,7 @@ impl Experiment for SendSuppression {
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let p = job.params();
         let c = p.common();
-        let mover = p.mover();
+        let (_, paths) = p.motion().paths(job.seed, p.clients)?;
         let view = ViewSpec {
             insertion: Insertion::SendTime,
             rule: RuleSpec::Truncate,
@@ -72,9 +72,8 @@ impl Experiment for SendSuppression {
             read_offset: 0,
         };
         let setup = Rc::new(AvatarSetup {
-            paths: (1..=p.clients as u32)
-                .map(|n| common::client_path(job.seed, n, &mover, p.duration_s))
-                .collect(),
+            paths,
+            tick_s: 1.0 / p.update_hz,
             watch: common::ring_watch(p.clients, p.watch),
             views: vec![view],
             write_offset: 0,
