@@ -131,12 +131,16 @@ impl Binned {
 
     /// Quantile `q ∈ [0, 1]`: the smallest binned value with at least `q·count` observations
     /// at or below it, reported as its bin's geometric middle (0 for the zero bin, the maximum
-    /// for the overflow bin, and never above the maximum). NaN when empty.
+    /// for the overflow bin and for the largest observation, and never above the maximum).
+    /// NaN when empty.
     pub fn quantile(&self, q: f64) -> f64 {
         if self.count == 0 {
             return f64::NAN;
         }
         let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
+        if rank >= self.count {
+            return self.max;
+        }
         let mut seen = self.zero;
         if seen >= rank {
             return 0.0;
@@ -194,7 +198,8 @@ mod tests {
             b.record(0.0);
         }
         b.record(1e-15);
-        assert_eq!(b.quantile(0.95), 0.0);
+        assert_eq!(b.quantile(0.9), 0.0);
+        assert_eq!(b.quantile(0.95), 1e-15);
         assert_eq!(b.max(), 1e-15);
         b.record(5.0);
         assert_eq!(b.quantile(1.0), 5.0);
