@@ -173,7 +173,7 @@ impl WaypointPath {
             let v = unit(heading) * speed;
             path.push(t, Seg::Line { p0: pos, v });
             t += dur;
-            pos = pos + v * dur;
+            pos += v * dur;
             if reached && let Some(e) = pause {
                 path.push(t, Seg::Still { p: pos });
                 t += e.sample(rng);

@@ -30,7 +30,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use timeline::{
     ClientId, Extrapolation, History, Interpolation, Kinematic, Publisher, SendPolicy,
-    SmoothCorrection, SmoothCorrectionAsPrinted, Time, Timeline, Update, Vec2, Wire,
+    SmoothCorrection, SmoothCorrectionAsPrinted, Time, Timeline, TimelineId, Update, Vec2, Wire,
 };
 
 type K = Kinematic<Vec2>;
@@ -170,6 +170,7 @@ pub struct PairStats {
 
 struct Watched {
     owner: u32,
+    id: TimelineId,
     views: Vec<View>,
     prev_truth: Option<Vec2>,
     pair: PairStats,
@@ -178,11 +179,20 @@ struct Watched {
 /// One client's avatar game.
 pub struct AvatarClient {
     me: u32,
+    own_id: TimelineId,
     setup: Rc<AvatarSetup>,
     stats: Rc<RefCell<AvatarStats>>,
     own: Tl,
     publisher: Publisher<K, SendPolicy, Interpolation, Extrapolation>,
     watched: Vec<Watched>,
+}
+
+/// Euclidean distance (`sqrt` rather than [`Vec2::length`]'s `hypot`: this is measurement on
+/// the hot path, and the values stay far from overflow).
+#[inline]
+fn dist(a: Vec2, b: Vec2) -> f64 {
+    let d = a - b;
+    (d.x * d.x + d.y * d.y).sqrt()
 }
 
 fn timeline_for(spec: &ViewSpec, history: usize) -> Tl {
@@ -206,6 +216,7 @@ impl AvatarClient {
             .iter()
             .map(|&owner| Watched {
                 owner,
+                id: avatar_id(owner + 1),
                 views: setup
                     .views
                     .iter()
@@ -238,6 +249,7 @@ impl AvatarClient {
             .collect();
         AvatarClient {
             me,
+            own_id: avatar_id(me + 1),
             setup,
             stats,
             own,
@@ -275,7 +287,7 @@ impl Game for AvatarClient {
 
     fn start(&mut self, io: &mut Io<'_, '_, Payload>) {
         for i in 0..self.watched.len() {
-            io.subscribe(avatar_id(self.watched[i].owner + 1));
+            io.subscribe(self.watched[i].id);
         }
     }
 
@@ -303,7 +315,7 @@ impl Game for AvatarClient {
         }
         if self.publisher.offer(time, &sent.kinematic()) {
             let update = Update {
-                id: avatar_id(self.me + 1),
+                id: self.own_id,
                 time,
                 value: Payload::Avatar(sent),
             };
@@ -343,13 +355,13 @@ impl Game for AvatarClient {
                 let truth = path.position(when.max(0) as f64 * 1e-9);
                 if measured {
                     let s = &mut stats.views[v];
-                    let err = (d.pos - truth).length();
+                    let err = dist(d.pos, truth);
                     s.error.record(err);
                     w.pair.error_sum[v] += err;
                     view.error_sum += err;
                     if let (Some(p), Some(pt)) = (view.prev, w.prev_truth) {
-                        s.path_display += (d.pos - p).length();
-                        s.path_truth += (truth - pt).length();
+                        s.path_display += dist(d.pos, p);
+                        s.path_truth += dist(truth, pt);
                     }
                 }
                 view.prev = Some(d.pos);
@@ -366,11 +378,7 @@ impl Game for AvatarClient {
         let Payload::Avatar(state) = update.value else {
             return;
         };
-        let Some(w) = self
-            .watched
-            .iter_mut()
-            .find(|w| avatar_id(w.owner + 1) == update.id)
-        else {
+        let Some(w) = self.watched.iter_mut().find(|w| w.id == update.id) else {
             return;
         };
         let g = io.global();
@@ -406,7 +414,7 @@ impl Game for AvatarClient {
                 Rule::Printed(s) => timeline::RemoteUpdate::apply(s, &mut view.tl, read, at, value),
             }
             if measured && let (Some(b), Some(a)) = (before, view.tl.at(read)) {
-                stats.views[v].warp.record((a.pos - b.pos).length());
+                stats.views[v].warp.record(dist(a.pos, b.pos));
             }
         }
     }

@@ -298,7 +298,7 @@ impl Game for Player {
         } else {
             Vec2::ZERO
         };
-        self.pos = self.pos + vel * dt;
+        self.pos += vel * dt;
         let mine = Kinematic::new(self.pos, vel, Vec2::ZERO);
         self.own.set_at(g, mine);
         io.publish(Update {

@@ -277,12 +277,15 @@ impl<P: Clone + Wire, S: Server<P>> RouterNode<P, S> {
             } = self;
             for out in buf.drain(..) {
                 match out {
-                    RouterOutput::Send { to, msg } if to == SERVER => {
-                        if let RouterMsg::Update { from, update } = msg {
-                            let mut io = ServerIo { now, queue };
-                            server.update(&mut io, from, update);
-                        }
+                    RouterOutput::Send {
+                        to,
+                        msg: RouterMsg::Update { from, update },
+                    } if to == SERVER => {
+                        let mut io = ServerIo { now, queue };
+                        server.update(&mut io, from, update);
                     }
+                    // Other router messages addressed to the server's own seat stay local.
+                    RouterOutput::Send { to, .. } if to == SERVER => {}
                     RouterOutput::Send { to, msg } => ctx.send(to.0, Net::Down(msg)),
                     RouterOutput::SetTimer(at) => {
                         if let Some(k) = ping.take() {
