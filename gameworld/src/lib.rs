@@ -3,7 +3,7 @@
 //!
 //! - [`Map`]: a `width × height` rectangle (square or not) with optional random axis-aligned
 //!   rectangular obstacles ([`ObstacleConfig`], [`Rect`]) and obstacle-aware shortest paths
-//!   on a visibility graph ([`Map::path`]; why this choice: the [`map`](crate::map) module).
+//!   on a visibility graph ([`Map::path`]; why this choice: the [`map`] module).
 //! - [`Waypoints`]: hotspots with **Zipf popularity** (waypoint `k` chosen with probability
 //!   `∝ 1/(k+1)^s`).
 //! - [`World`]: movers on the map that walk at a speed to a point near a popular waypoint,

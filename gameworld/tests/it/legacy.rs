@@ -1,7 +1,7 @@
 //! The movement and AOI code of the `pruned-clocks` experiment as it was before this crate
-//! (experiments/src/exp/pruned_clocks.rs, transcribed with only the RNG type and names
-//! changed), against the crate: same draws, same positions and same query answers, bit for
-//! bit. This is what keeps the pruned-clocks CSVs byte-identical.
+//! (experiments/src/exp/pruned_clocks.rs at commit 646050d, transcribed with only the RNG type
+//! and names changed), against the crate: same draws, same positions and same query answers,
+//! bit for bit. This is what keeps the pruned-clocks CSVs byte-identical.
 
 use super::{Rng, rng};
 use gameworld::{Aoi, Map, Mobility, Waypoints, World};
