@@ -15,6 +15,7 @@ mod smoke_props;
 mod spd;
 mod spd_example;
 mod spd_readme;
+mod timelines;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;
