@@ -19,6 +19,7 @@ use crate::zizo::{ZizoConfig, zizo_with};
 
 /// The algorithms of Tables VI/VII and §III-B/C, by their paper names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Algo {
     /// `alg-m`: Algorithm Matching (CS).

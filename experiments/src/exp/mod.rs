@@ -22,4 +22,5 @@ pub fn registry() -> Registry {
         .register(&pruned_clocks::PrunedClocks)
         .register(&server_network::SpdEval)
         .register(&server_network::SpdGap)
+        .register(&server_network::SpdSim)
 }

@@ -7,6 +7,7 @@ mod pruned_clocks;
 mod runner;
 mod scenario;
 mod spd;
+mod spd_sim;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;

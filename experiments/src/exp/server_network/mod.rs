@@ -29,11 +29,21 @@
 //!   algorithm call: **the only output that differs between runs**).
 //! - [`SpdGap`] (`spd-gap`): small networks; each heuristic next to the exact optimum of the
 //!   same problem (brute force). Table `gap`.
+//! - [`SpdSim`] (`spd-sim`): the selected server networks carry simulated game traffic
+//!   ([`sim_nodes`], [`sim_select`], [`sim_run`], [`sim_measure`]): realized vs analytic D and V under jitter,
+//!   queueing, serialization, a server failure and player churn.
 
 pub mod eval;
 pub mod gap;
 pub mod network;
+pub mod sim;
+pub mod sim_measure;
+pub mod sim_nodes;
+pub mod sim_run;
+pub mod sim_select;
+mod sim_tables;
 
 pub use eval::SpdEval;
 pub use gap::SpdGap;
 pub use network::{NetworkParams, PAPER_FACTORS, load_instance, network_seed, paper_network};
+pub use sim::SpdSim;
