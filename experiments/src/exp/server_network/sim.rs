@@ -91,7 +91,8 @@ pub struct SimParams {
     /// Mean player absence between sessions, s (exponential).
     #[schemars(range(min = 0.001, max = 1e6))]
     pub downtime_s: f64,
-    /// Re-selection period, s (the algorithm re-runs on the clients present; 0 = never).
+    /// Re-selection period, s (the algorithm re-runs on the clients present; 0 = never; at
+    /// most 10,000 re-selections per run).
     #[schemars(range(min = 0, max = 3600))]
     pub reselect_s: f64,
     /// Write the `terms` table (one row per client or client pair).
@@ -166,6 +167,9 @@ impl Default for SimParams {
 
 /// Largest clients² × rate × duration (≈ interactions delivered per P2P run).
 pub const MAX_INTERACTIONS: f64 = 5e7;
+
+/// Largest number of periodic re-selections per run (`duration_s / reselect_s`).
+pub const MAX_RESELECTIONS: f64 = 10_000.0;
 
 impl SimParams {
     fn network(&self) -> NetworkParams {
@@ -257,7 +261,9 @@ impl Experiment for SpdSim {
             }
         }
         if p.reselect_s > 0.0 {
-            in_range("params.reselect_s", p.reselect_s, 0.001, p.duration_s)?;
+            // at most MAX_RESELECTIONS re-runs of the algorithm per run
+            let lo = (p.duration_s / MAX_RESELECTIONS).max(0.001);
+            in_range("params.reselect_s", p.reselect_s, lo, p.duration_s)?;
         }
         Ok(())
     }
