@@ -1,11 +1,16 @@
 //! Integration tests of the experiments crate (one test binary).
 
 mod cli;
+mod contract;
 mod coresel;
 mod plot;
+mod progress;
 mod pruned_clocks;
+mod quantile;
+mod reliability;
 mod runner;
 mod scenario;
+mod smoke_props;
 mod spd;
 mod spd_sim;
 

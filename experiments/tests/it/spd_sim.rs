@@ -354,6 +354,7 @@ fn tables_are_byte_identical_across_thread_counts() {
                 no_plots: true,
                 quiet: true,
                 clean: false,
+                progress_every: None,
             },
         )
         .unwrap();

@@ -3,12 +3,12 @@
 //! the declaration by which an experiment says which of them it uses.
 
 pub mod churn;
+pub mod data;
 pub mod dist;
 pub mod network;
 pub mod topology;
 
 pub use churn::{ChurnSpec, RawChurn};
-pub use dist::RawDist;
 pub use network::{LatencyKind, NetworkSpec, RawNetwork};
 pub use topology::{RawTopology, TopologySpec};
 
@@ -106,6 +106,8 @@ pub struct Settings {
     pub network: NetworkSpec,
     /// Churn settings (none when the file has no `[churn]`).
     pub churn: ChurnSpec,
+    /// The topology's exact node count (data files are read to find it).
+    pub nodes: Option<usize>,
 }
 
 impl Settings {
@@ -120,10 +122,21 @@ impl Settings {
         let topology = topology.map(|t| t.validate(base)).transpose()?;
         let network = network.unwrap_or_default().validate(topology.as_ref())?;
         let churn = churn.unwrap_or_default().validate()?;
+        let nodes = topology.as_ref().map(data::node_count).transpose()?;
+        if let (Some(t), Some(n)) = (&topology, nodes) {
+            data::check_memory(
+                data::topology_bytes(t, n),
+                &format!("a dense {n} × {n} latency matrix and its copies"),
+                "topology",
+                "use fewer nodes (dense matrices grow with nodes²)",
+            )?;
+            churn.check_nodes(n)?;
+        }
         Ok(Settings {
             topology,
             network,
             churn,
+            nodes,
         })
     }
 }

@@ -4,9 +4,10 @@ use crate::scenario::error::{KeyError, in_range, positive};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// `[topology]` as written.
+/// `[topology]` as written: `kind = "..."` selects the variant, the other keys are its
+/// fields (read with [`RawTopology::from_table`], which keeps every error's key path).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum RawTopology {
     /// BRITE flat router-level Waxman (portable RNG).
     Waxman {
@@ -240,7 +241,48 @@ pub struct WaxmanSettings {
     pub placement: PlacementName,
 }
 
+/// The kinds `[topology]` accepts.
+pub const KINDS: [&str; 5] = ["waxman", "barabasi-albert", "brite", "matrix", "plane"];
+
 impl RawTopology {
+    /// Read a `[topology]` table. Errors name the key inside the table
+    /// (`topology.nodes`), not just the table.
+    pub fn from_table(t: &toml::Table) -> Result<RawTopology, KeyError> {
+        let kind = match t.get("kind") {
+            Some(toml::Value::String(k)) => k.clone(),
+            Some(other) => {
+                return Err(KeyError::new(
+                    "topology.kind",
+                    format!("must be a string, got {}", other.type_str()),
+                ));
+            }
+            None => {
+                return Err(KeyError::new(
+                    "topology.kind",
+                    format!("missing; one of {}", KINDS.join(", ")),
+                ));
+            }
+        };
+        if !KINDS.contains(&kind.as_str()) {
+            return Err(KeyError::new(
+                "topology.kind",
+                format!("unknown kind `{kind}`; one of {}", KINDS.join(", ")),
+            ));
+        }
+        let mut rest = t.clone();
+        rest.remove("kind");
+        let mut tagged = toml::Table::new();
+        tagged.insert(kind.clone(), toml::Value::Table(rest));
+        crate::scenario::error::from_value(toml::Value::Table(tagged), "topology").map_err(
+            |mut e| {
+                if e.path.get(1) == Some(&kind) {
+                    e.path.remove(1);
+                }
+                e
+            },
+        )
+    }
+
     /// Check ranges and resolve file paths (relative to `base`, the scenario's folder).
     pub fn validate(self, base: &Path) -> Result<TopologySpec, KeyError> {
         let p = |k: &str| format!("topology.{k}");
@@ -288,16 +330,23 @@ impl RawTopology {
                 }
                 in_range(&p("alpha"), alpha, 1e-9, 1.0)?;
                 positive(&p("beta"), beta)?;
+                let params = WaxmanSettings {
+                    nodes,
+                    hs,
+                    ls,
+                    m,
+                    alpha,
+                    beta,
+                    placement,
+                };
+                // The generator's own feasibility checks (e.g. heavy-tailed placement
+                // needs enough cells), so an impossible topology fails here, not in a job.
+                params
+                    .generator()
+                    .check()
+                    .map_err(|e| KeyError::new("topology", e.to_string()))?;
                 TopologySpec::Waxman {
-                    params: WaxmanSettings {
-                        nodes,
-                        hs,
-                        ls,
-                        m,
-                        alpha,
-                        beta,
-                        placement,
-                    },
+                    params,
                     side_ms,
                     seed,
                 }
@@ -317,6 +366,9 @@ impl RawTopology {
                     ));
                 }
                 positive(&p("side_ms"), side_ms)?;
+                ba_params(nodes, m, hs)
+                    .check()
+                    .map_err(|e| KeyError::new("topology", e.to_string()))?;
                 TopologySpec::BarabasiAlbert {
                     nodes,
                     m,
@@ -328,12 +380,7 @@ impl RawTopology {
             RawTopology::Brite { file, side_ms } => {
                 positive(&p("side_ms"), side_ms)?;
                 let file = base.join(file);
-                if !file.is_file() {
-                    return Err(KeyError::new(
-                        &p("file"),
-                        format!("no such file: {}", file.display()),
-                    ));
-                }
+                check_file(&file, &p("file"))?;
                 TopologySpec::Brite { file, side_ms }
             }
             RawTopology::Matrix {
@@ -344,12 +391,7 @@ impl RawTopology {
                 nodes,
             } => {
                 let file = base.join(file);
-                if !file.is_file() {
-                    return Err(KeyError::new(
-                        &p("file"),
-                        format!("no such file: {}", file.display()),
-                    ));
-                }
+                check_file(&file, &p("file"))?;
                 let frame = match frame {
                     None => None,
                     Some(toml::Value::String(s)) if s == "median" => Some(FrameChoice::Median),
@@ -382,5 +424,52 @@ impl RawTopology {
                 seed,
             },
         })
+    }
+}
+
+/// A data file must exist and be a file.
+fn check_file(file: &Path, key: &str) -> Result<(), KeyError> {
+    if file.is_dir() {
+        return Err(KeyError::new(
+            key,
+            format!("{} is a directory, not a file", file.display()),
+        ));
+    }
+    if !file.is_file() {
+        return Err(KeyError::new(
+            key,
+            format!("no such file: {}", file.display()),
+        ));
+    }
+    Ok(())
+}
+
+impl WaxmanSettings {
+    /// The generator's parameters (BRITE's incremental growth, the scenario's values).
+    pub fn generator(&self) -> topologies::WaxmanParams {
+        topologies::WaxmanParams {
+            n: self.nodes,
+            hs: self.hs,
+            ls: self.ls,
+            placement: match self.placement {
+                PlacementName::Random => topologies::Placement::Random,
+                PlacementName::HeavyTailed => topologies::Placement::HeavyTailed,
+            },
+            growth: topologies::Growth::Incremental,
+            m: self.m,
+            alpha: self.alpha,
+            beta: self.beta,
+            ..topologies::WaxmanParams::default()
+        }
+    }
+}
+
+/// Barabási–Albert generator parameters for a scenario's values.
+pub fn ba_params(nodes: usize, m: usize, hs: u32) -> topologies::BaParams {
+    topologies::BaParams {
+        n: nodes,
+        m,
+        hs,
+        bandwidth: 10.0,
     }
 }
