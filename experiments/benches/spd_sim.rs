@@ -4,7 +4,7 @@
 //! reaches the 49 other clients), with and without 10 % jitter. One iteration is a whole
 //! `simulate` call (selection, engine run, drain, measurement); the counter is engine events,
 //! so divan reports events/s of the whole. On the shared 2-core host the rate varies by 2-4x
-//! with the load: medians of 2.6-6.6 M events/s (CS, no jitter), 2.6-8.2 M (CS, jitter),
+//! with the load: medians of 3.9-6.6 M events/s (CS, no jitter), 2.6-8.2 M (CS, jitter),
 //! 1.7-6.0 M (P2P), 1.6-7.0 M (P2P, jitter) over two sessions (load average ≈ 14 for the
 //! higher numbers; `cargo bench -p experiments --bench spd_sim`).
 
