@@ -33,4 +33,5 @@ pub fn registry() -> Registry {
         .register(&timelines::RemoteLagExp)
         .register(&timelines::PerceptionFilterExp)
         .register(&timelines::ClockSync)
+        .register(&server_network::SpdSim)
 }
