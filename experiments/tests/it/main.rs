@@ -2,6 +2,7 @@
 
 mod cli;
 mod coresel;
+mod dht;
 mod plot;
 mod pruned_clocks;
 mod runner;

@@ -350,7 +350,13 @@ fn redraw_links_replaces_every_link() {
     let before: Vec<u32> = net
         .nodes
         .iter()
-        .map(|n| n.long_slots().iter().map(|s| s.link_epoch).max().unwrap_or(0))
+        .map(|n| {
+            n.long_slots()
+                .iter()
+                .map(|s| s.link_epoch)
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     for a in 0..64u32 {
         net.call(a, |n, now, out| n.redraw_links(now, out));
@@ -358,7 +364,12 @@ fn redraw_links_replaces_every_link() {
     net.run_until(75 * SEC);
     for n in &net.nodes {
         let k = n.long_slots().len();
-        assert!(k >= 5, "node {} has {k} slots (n̂ = {})", n.addr(), n.n_hat());
+        assert!(
+            k >= 5,
+            "node {} has {k} slots (n̂ = {})",
+            n.addr(),
+            n.n_hat()
+        );
         for s in n.long_slots() {
             assert!(
                 s.link_epoch > before[n.addr() as usize],

@@ -1,7 +1,9 @@
 //! `[topology]`: as written ([`RawTopology`]) and validated ([`TopologySpec`]).
 
+use super::dist::RawDist;
 use crate::scenario::error::{KeyError, in_range, positive};
 use serde::Deserialize;
+use sim_core::Dist;
 use std::path::{Path, PathBuf};
 
 /// `[topology]` as written.
@@ -35,6 +37,13 @@ pub enum RawTopology {
         placement: PlacementName,
         /// Fix the topology across repetitions with this seed (default: per repetition).
         seed: Option<u64>,
+        /// End hosts attached to the routers (the topology's nodes become routers; the
+        /// simulation's nodes are the hosts).
+        hosts: Option<usize>,
+        /// One-way access-link delay of each host, ms (a distribution; default 0).
+        access_ms: Option<RawDist>,
+        /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
+        attach: Option<AttachName>,
     },
     /// Barabási–Albert preferential attachment.
     BarabasiAlbert {
@@ -51,6 +60,13 @@ pub enum RawTopology {
         hs: u32,
         /// Fixed topology seed.
         seed: Option<u64>,
+        /// End hosts attached to the routers (the topology's nodes become routers; the
+        /// simulation's nodes are the hosts).
+        hosts: Option<usize>,
+        /// One-way access-link delay of each host, ms (a distribution; default 0).
+        access_ms: Option<RawDist>,
+        /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
+        attach: Option<AttachName>,
     },
     /// A `.brite` file (C++ or Java layout).
     Brite {
@@ -59,6 +75,13 @@ pub enum RawTopology {
         /// Latency of one side of the plane, ms.
         #[serde(default = "d_side")]
         side_ms: f64,
+        /// End hosts attached to the routers (the topology's nodes become routers; the
+        /// simulation's nodes are the hosts).
+        hosts: Option<usize>,
+        /// One-way access-link delay of each host, ms (a distribution; default 0).
+        access_ms: Option<RawDist>,
+        /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
+        attach: Option<AttachName>,
     },
     /// A measured latency matrix (RTTs).
     Matrix {
@@ -74,6 +97,13 @@ pub enum RawTopology {
         frame: Option<toml::Value>,
         /// Use only the first `nodes` rows/columns.
         nodes: Option<usize>,
+        /// End hosts attached to the routers (the topology's nodes become routers; the
+        /// simulation's nodes are the hosts).
+        hosts: Option<usize>,
+        /// One-way access-link delay of each host, ms (a distribution; default 0).
+        access_ms: Option<RawDist>,
+        /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
+        attach: Option<AttachName>,
     },
     /// Nodes placed uniformly on a plane; latency = Euclidean distance.
     Plane {
@@ -116,6 +146,32 @@ pub enum PlacementName {
     /// BRITE heavy-tailed.
     HeavyTailed,
 }
+
+/// How end hosts are spread over the routers (`[topology] attach`).
+#[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AttachName {
+    /// Each host behind a router drawn uniformly at random (independently per host).
+    #[default]
+    Uniform,
+    /// Host `h` behind router `h mod routers` (as even as possible).
+    RoundRobin,
+}
+
+/// End hosts attached to a router-level topology (validated `hosts`, `access_ms`,
+/// `attach` of `[topology]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostSpec {
+    /// Number of hosts: the simulation's nodes.
+    pub hosts: usize,
+    /// One-way access-link delay per host, ms (negative draws count as 0).
+    pub access_ms: Dist,
+    /// Spreading over routers.
+    pub attach: AttachName,
+}
+
+/// Most end hosts a topology may carry (node ids are 32-bit; memory is checked separately).
+pub const MAX_HOSTS: usize = 100_000_000;
 
 /// Time unit name.
 #[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
@@ -242,7 +298,96 @@ pub struct WaxmanSettings {
 
 impl RawTopology {
     /// Check ranges and resolve file paths (relative to `base`, the scenario's folder).
-    pub fn validate(self, base: &Path) -> Result<TopologySpec, KeyError> {
+    /// Also returns the end hosts (`hosts`, `access_ms`, `attach`) when the table sets
+    /// `hosts`, and refuses a topology whose latency structures would not fit in memory
+    /// ([`memory_limit`]).
+    pub fn validate(self, base: &Path) -> Result<(TopologySpec, Option<HostSpec>), KeyError> {
+        let hosts = self.host_spec()?;
+        let spec = self.validate_kind(base)?;
+        if let Some(need) = spec.memory_estimate(hosts.as_ref()) {
+            let limit = memory_limit();
+            if need > limit {
+                let key = if hosts.is_some() { "hosts" } else { "nodes" };
+                let hint = if hosts.is_none() && !matches!(spec, TopologySpec::Plane { .. }) {
+                    "; attach end hosts to fewer routers with `hosts = N` (memory grows with \
+                     hosts, not hosts²)"
+                } else {
+                    ""
+                };
+                return Err(KeyError::new(
+                    &format!("topology.{key}"),
+                    format!(
+                        "needs about {} of memory for latencies, more than the {} available{hint}",
+                        human_bytes(need),
+                        human_bytes(limit)
+                    ),
+                ));
+            }
+        }
+        Ok((spec, hosts))
+    }
+
+    /// The validated `hosts`, `access_ms` and `attach` keys (`None` without `hosts`).
+    fn host_spec(&self) -> Result<Option<HostSpec>, KeyError> {
+        let (hosts, access, attach) = match self {
+            RawTopology::Waxman {
+                hosts,
+                access_ms,
+                attach,
+                ..
+            }
+            | RawTopology::BarabasiAlbert {
+                hosts,
+                access_ms,
+                attach,
+                ..
+            }
+            | RawTopology::Brite {
+                hosts,
+                access_ms,
+                attach,
+                ..
+            }
+            | RawTopology::Matrix {
+                hosts,
+                access_ms,
+                attach,
+                ..
+            } => (hosts, access_ms, attach),
+            RawTopology::Plane { .. } => return Ok(None),
+        };
+        let Some(n) = *hosts else {
+            for (k, set) in [
+                ("access_ms", access.is_some()),
+                ("attach", attach.is_some()),
+            ] {
+                if set {
+                    return Err(KeyError::new(
+                        &format!("topology.{k}"),
+                        "only applies with `hosts` (end hosts attached to the routers)",
+                    ));
+                }
+            }
+            return Ok(None);
+        };
+        if !(1..=MAX_HOSTS).contains(&n) {
+            return Err(KeyError::new(
+                "topology.hosts",
+                format!("must be in [1, {MAX_HOSTS}], got {n}"),
+            ));
+        }
+        let access_ms = match access {
+            Some(d) => d.validate("topology.access_ms")?,
+            None => Dist::Constant { value: 0.0 },
+        };
+        Ok(Some(HostSpec {
+            hosts: n,
+            access_ms,
+            attach: attach.unwrap_or_default(),
+        }))
+    }
+
+    fn validate_kind(self, base: &Path) -> Result<TopologySpec, KeyError> {
         let p = |k: &str| format!("topology.{k}");
         let nodes_ok = |n: usize| -> Result<usize, KeyError> {
             if (2..=10_000_000).contains(&n) {
@@ -265,6 +410,7 @@ impl RawTopology {
                 beta,
                 placement,
                 seed,
+                ..
             } => {
                 let nodes = nodes_ok(nodes)?;
                 positive(&p("side_ms"), side_ms)?;
@@ -308,6 +454,7 @@ impl RawTopology {
                 side_ms,
                 hs,
                 seed,
+                ..
             } => {
                 let nodes = nodes_ok(nodes)?;
                 if m == 0 || m >= nodes {
@@ -325,7 +472,7 @@ impl RawTopology {
                     seed,
                 }
             }
-            RawTopology::Brite { file, side_ms } => {
+            RawTopology::Brite { file, side_ms, .. } => {
                 positive(&p("side_ms"), side_ms)?;
                 let file = base.join(file);
                 if !file.is_file() {
@@ -342,6 +489,7 @@ impl RawTopology {
                 missing,
                 frame,
                 nodes,
+                ..
             } => {
                 let file = base.join(file);
                 if !file.is_file() {
@@ -382,5 +530,62 @@ impl RawTopology {
                 seed,
             },
         })
+    }
+}
+
+/// Bytes of one dense latency matrix entry as the environment holds it: the `f64`
+/// one-way matrix (8) plus the engine's `u32` copy (4).
+const DENSE_BYTES_PER_PAIR: u64 = 12;
+
+impl TopologySpec {
+    /// Bytes the latency structures of this topology need once built (dense matrices of the
+    /// routers or nodes, plus 8 bytes per attached host, or coordinates), when the size is
+    /// known without reading a file (`None` for `.brite` files and matrices without `nodes`;
+    /// those are checked after reading). The graph itself and the experiment's nodes come on
+    /// top.
+    pub fn memory_estimate(&self, hosts: Option<&HostSpec>) -> Option<u64> {
+        let n = match self {
+            TopologySpec::Plane { nodes, .. } if hosts.is_none() => {
+                let n = *nodes as u64;
+                return Some(if *nodes <= crate::environment::DENSE_LIMIT {
+                    n * n * DENSE_BYTES_PER_PAIR + 16 * n
+                } else {
+                    16 * n
+                });
+            }
+            other => other.nodes_hint()? as u64,
+        };
+        let host_bytes = hosts.map_or(0, |h| 8 * h.hosts as u64);
+        Some(
+            n.saturating_mul(n)
+                .saturating_mul(DENSE_BYTES_PER_PAIR)
+                .saturating_add(host_bytes),
+        )
+    }
+}
+
+/// The memory a job may use for its latency structures: the machine's physical memory
+/// (`MemTotal` in `/proc/meminfo`), or 16 GiB where that cannot be read. Validation refuses
+/// topologies whose [`TopologySpec::memory_estimate`] exceeds it.
+pub fn memory_limit() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(16 << 30, |kb| kb * 1024)
+}
+
+/// `12.3 GB`, `456 MB`: a byte count for messages.
+pub fn human_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e12 {
+        format!("{:.1} TB", b / 1e12)
+    } else if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", (b / 1e6).max(1.0))
     }
 }
