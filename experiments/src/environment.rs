@@ -3,11 +3,8 @@
 //! experiment that runs the engine is set up the same way.
 
 use crate::scenario::Settings;
-use crate::scenario::tables::network::OrderingName;
-use crate::scenario::tables::topology::{
-    AttachName, FrameChoice, HostSpec, MissingKind, MissingName, PlacementName, UnitName,
-    human_bytes, memory_limit,
-};
+use crate::scenario::tables::data::{bytes_text, machine_memory};
+use crate::scenario::tables::topology::{AttachName, HostSpec};
 use crate::scenario::tables::{ChurnSpec, LatencyKind, NetworkSpec, TopologySpec};
 use sim_core::{SimConfig, SimTime};
 use topologies::{LatencyMatrix, Topology};
@@ -142,13 +139,13 @@ impl BuiltTopology {
 /// Refuses a dense `n × n` latency matrix that would not fit in memory.
 fn check_dense(n: usize, what: &str) -> anyhow::Result<()> {
     let need = (n as u64).saturating_mul(n as u64).saturating_mul(12);
-    let limit = memory_limit();
+    let limit = machine_memory();
     anyhow::ensure!(
         need <= limit,
         "{what} has {n} nodes: its dense latency matrix needs about {}, more than the {} \
          available; attach end hosts to fewer routers (`[topology] hosts`)",
-        human_bytes(need),
-        human_bytes(limit)
+        bytes_text(need),
+        bytes_text(limit)
     );
     Ok(())
 }
@@ -186,7 +183,6 @@ impl TopologySpec {
     /// Generate or read the topology. `seed` is the repetition seed (a fixed
     /// `topology.seed` overrides it).
     pub fn build(&self, seed: u64) -> anyhow::Result<BuiltTopology> {
-        use topologies::{Growth, Placement, WaxmanParams};
         let topo_seed = |fixed: &Option<u64>| {
             fixed.unwrap_or_else(|| {
                 sim_core::rng::stream_seed(seed, sim_core::rng::GLOBAL_STREAM, "topology")
@@ -194,7 +190,7 @@ impl TopologySpec {
         };
         let from_graph = |g: Topology, side_ms: f64| -> anyhow::Result<BuiltTopology> {
             check_dense(g.n(), "the topology")?;
-            let csr = g.csr(side_ms);
+            let csr = g.try_csr(side_ms)?;
             let dist = topologies::apsp(&csr);
             let scale = side_ms / g.plane_side;
             let coords = g
@@ -216,20 +212,7 @@ impl TopologySpec {
                 side_ms,
                 seed: fixed,
             } => {
-                let p = WaxmanParams {
-                    n: params.nodes,
-                    hs: params.hs,
-                    ls: params.ls,
-                    placement: match params.placement {
-                        PlacementName::Random => Placement::Random,
-                        PlacementName::HeavyTailed => Placement::HeavyTailed,
-                    },
-                    growth: Growth::Incremental,
-                    m: params.m,
-                    alpha: params.alpha,
-                    beta: params.beta,
-                    ..WaxmanParams::default()
-                };
+                let p = params.generator();
                 from_graph(
                     topologies::rt_waxman_portable(&p, topo_seed(fixed))?,
                     *side_ms,
@@ -242,12 +225,7 @@ impl TopologySpec {
                 hs,
                 seed: fixed,
             } => {
-                let p = topologies::BaParams {
-                    n: *nodes,
-                    m: *m,
-                    hs: *hs,
-                    bandwidth: 10.0,
-                };
+                let p = crate::scenario::tables::topology::ba_params(*nodes, *m, *hs);
                 from_graph(topologies::barabasi_albert(&p, topo_seed(fixed))?, *side_ms)?
             }
             TopologySpec::Brite { file, side_ms } => {
@@ -260,45 +238,10 @@ impl TopologySpec {
                 frame,
                 nodes,
             } => {
-                let opts = topologies::MatrixOptions {
-                    unit: match unit {
-                        UnitName::Ms => topologies::TimeUnit::Millis,
-                        UnitName::S => topologies::TimeUnit::Seconds,
-                        UnitName::Us => topologies::TimeUnit::Micros,
-                    },
-                    missing: match missing {
-                        MissingName::Named(MissingKind::None) | MissingName::Default => {
-                            topologies::Missing::None
-                        }
-                        MissingName::Named(MissingKind::ZeroOffDiagonal) => {
-                            topologies::Missing::ZeroOffDiagonal
-                        }
-                        MissingName::Named(MissingKind::Negative) => topologies::Missing::Negative,
-                        MissingName::Value(v) => topologies::Missing::Value(*v),
-                    },
-                    zero_diagonal: true,
-                };
-                let mut m = match frame {
-                    None => topologies::read_matrix(file, &opts)?,
-                    Some(FrameChoice::Median) => {
-                        topologies::read_frames(file, None, topologies::FrameSelect::Median, &opts)?
-                    }
-                    Some(FrameChoice::Frame(t)) => topologies::read_frames(
-                        file,
-                        None,
-                        topologies::FrameSelect::Frame(*t),
-                        &opts,
-                    )?,
-                };
-                if let Some(k) = nodes {
-                    anyhow::ensure!(
-                        *k <= m.n,
-                        "topology.nodes = {k} but {} has only {} nodes",
-                        file.display(),
-                        m.n
-                    );
-                    m = m.subset(&(0..*k).collect::<Vec<_>>());
-                }
+                let m = crate::scenario::tables::data::read_measured(
+                    file, *unit, missing, *frame, *nodes,
+                )
+                .map_err(anyhow::Error::msg)?;
                 // Measured values are RTTs: one-way = RTT / 2.
                 let half = LatencyMatrix::from_fn(m.n, |i, j| m.get(i, j) / 2.0);
                 BuiltTopology {
@@ -381,10 +324,7 @@ impl NetworkSpec {
         let cfg = LinkConfig {
             jitter_ms: self.jitter.clone(),
             loss: self.loss,
-            ordering: match self.ordering {
-                OrderingName::Fifo => sim_core::Ordering::Fifo,
-                OrderingName::Reorder => sim_core::Ordering::Reorder,
-            },
+            ordering: self.ordering,
             uplink_bps: self.uplink_bps,
         };
         Ok(sim_core::Network::new(latency, cfg))

@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use petgraph::unionfind::UnionFind;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -45,7 +46,8 @@ pub fn degree_stats(t: &Topology) -> DegreeStats {
     }
 }
 
-/// BFS hop counts from `s` (`usize::MAX` = unreachable).
+/// BFS hop counts from `s` (`usize::MAX` = unreachable). petgraph has no hop-distance BFS, so
+/// this one is hand-written.
 pub fn bfs_hops(g: &Csr, s: usize) -> Vec<usize> {
     let mut h = vec![usize::MAX; g.n()];
     let mut q = VecDeque::new();
@@ -62,9 +64,52 @@ pub fn bfs_hops(g: &Csr, s: usize) -> Vec<usize> {
     h
 }
 
-/// `true` if every node is reachable from node 0 (an empty graph counts as connected).
+/// petgraph's union–find over the edges of `g` (each undirected edge once).
+fn union_find(g: &Csr) -> UnionFind<usize> {
+    let n = g.n();
+    let mut sets = UnionFind::new(n);
+    for u in 0..n {
+        let (lo, hi) = (g.offsets[u] as usize, g.offsets[u + 1] as usize);
+        for &v in &g.targets[lo..hi] {
+            let v = v as usize;
+            if u < v {
+                sets.union(u, v);
+            }
+        }
+    }
+    sets
+}
+
+/// The connected component of every node, numbered `0, 1, …` in order of each component's
+/// lowest node id (so node 0 is in component 0, and the labelling does not depend on edge
+/// order). Computed with petgraph's union–find over the edges, `O(|E| α(|V|))`.
+pub fn component_labels(g: &Csr) -> Vec<usize> {
+    let roots = union_find(g).into_labeling();
+    let mut label_of_root = vec![usize::MAX; roots.len()];
+    let mut next = 0;
+    roots
+        .into_iter()
+        .map(|r| {
+            if label_of_root[r] == usize::MAX {
+                label_of_root[r] = next;
+                next += 1;
+            }
+            label_of_root[r]
+        })
+        .collect()
+}
+
+/// Number of connected components (an isolated node is a component of its own; 0 for an
+/// empty graph), with petgraph's union–find like [`component_labels`].
+pub fn connected_components(g: &Csr) -> usize {
+    let sets = union_find(g);
+    (0..g.n()).filter(|&i| sets.find(i) == i).count()
+}
+
+/// `true` if every node is reachable from every other (at most one connected component; an
+/// empty graph counts as connected). See [`connected_components`].
 pub fn is_connected(g: &Csr) -> bool {
-    g.n() == 0 || bfs_hops(g, 0).iter().all(|&h| h != usize::MAX)
+    connected_components(g) <= 1
 }
 
 /// Hop diameter (largest shortest-path hop count); `None` if disconnected.

@@ -1,8 +1,11 @@
 //! The [`Topology`] type (nodes in a plane, undirected links), the latency scaling and the
-//! CSR adjacency used by the shortest-path code.
+//! CSR adjacency used by the shortest-path code, and conversions to petgraph's [`UnGraph`] for
+//! running any petgraph algorithm on a topology.
 
+use petgraph::graph::{NodeIndex, UnGraph};
 use serde::{Deserialize, Serialize};
 
+use crate::error::GenerateError;
 use crate::waxman::WaxmanParams;
 
 /// BRITE's speed of light constant (`SPEED_OF_LIGHT` in `Edge.h`), m/s.
@@ -72,6 +75,18 @@ impl EuclideanLatency {
     #[inline]
     pub fn of_length(&self, length: f64) -> f64 {
         length * self.ms_per_unit
+    }
+}
+
+/// Check a plane-side latency: a positive, finite number of milliseconds.
+pub fn check_side_ms(side_ms: f64) -> Result<(), GenerateError> {
+    if side_ms.is_finite() && side_ms > 0.0 {
+        Ok(())
+    } else {
+        Err(GenerateError::InvalidParameter(format!(
+            "the plane side latency must be a positive number of ms, got {}",
+            crate::brite::fmt_g(side_ms)
+        )))
     }
 }
 
@@ -202,14 +217,54 @@ impl Topology {
 
     /// Weighted symmetric adjacency in CSR form with link latency
     /// `length × side_ms / plane_side` ms (the core-selection paper: `side_ms = 200`).
+    ///
+    /// # Panics
+    /// If `side_ms` is not a positive finite number or a link latency comes out NaN; use
+    /// [`Topology::try_csr`] for values that come from outside.
     pub fn csr(&self, side_ms: f64) -> Csr {
+        match self.try_csr(side_ms) {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`Topology::csr`], checking its input: `side_ms` must be a positive finite number of
+    /// milliseconds, the plane side positive and finite, and every link latency a number
+    /// (`+∞` is allowed: a link too long to represent; NaN is not).
+    pub fn try_csr(&self, side_ms: f64) -> Result<Csr, GenerateError> {
+        check_side_ms(side_ms)?;
+        if !(self.plane_side.is_finite() && self.plane_side > 0.0) {
+            return Err(GenerateError::InvalidParameter(format!(
+                "the plane side must be a positive number of units, got {}",
+                crate::brite::fmt_g(self.plane_side)
+            )));
+        }
         let s = self.latency_scale(side_ms);
-        Csr::from_edges(
+        Csr::try_from_edges(
             self.n(),
             self.edges
                 .iter()
                 .map(|e| (e.src, e.dst, s.of_length(e.length))),
         )
+    }
+
+    /// The topology as a petgraph [`UnGraph`]: node `i` is `NodeIndex::new(i)` with weight
+    /// `nodes[i]`, edge `k` is `EdgeIndex::new(k)` with weight `edges[k]` (so edge order and
+    /// every attribute are kept). Use it to run petgraph's algorithms, e.g.
+    /// `petgraph::algo::dijkstra(&g, s, None, |e| e.weight().length * ms_per_unit)`; for
+    /// latency-weighted work [`Csr::to_graph`] avoids the per-edge multiplication.
+    ///
+    /// # Panics
+    /// If the topology has `u32::MAX` nodes or edges or more (petgraph's default index type).
+    pub fn to_graph(&self) -> UnGraph<Node, Edge> {
+        let mut g = UnGraph::with_capacity(self.nodes.len(), self.edges.len());
+        for node in &self.nodes {
+            g.add_node(*node);
+        }
+        for e in &self.edges {
+            g.add_edge(NodeIndex::new(e.src), NodeIndex::new(e.dst), *e);
+        }
+        g
     }
 
     /// CSR adjacency with an arbitrary per-edge weight (e.g. BRITE `delay_ms`, or 1 for hops).
@@ -238,13 +293,40 @@ impl Csr {
     /// Build from an undirected edge list `(u, v, w)`; every edge becomes arcs u→v and v→u.
     ///
     /// # Panics
-    /// If a node id is `>= n` or a weight is negative or NaN.
+    /// If a node id is `>= n` or a weight is negative or NaN ([`Csr::try_from_edges`] returns
+    /// an error instead).
     pub fn from_edges(n: usize, edges: impl IntoIterator<Item = (usize, usize, f64)>) -> Self {
+        match Self::try_from_edges(n, edges) {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Build from an undirected edge list `(u, v, w)`, or say which edge is out of range or has a
+    /// negative or NaN weight. At most `u32::MAX` arcs.
+    pub fn try_from_edges(
+        n: usize,
+        edges: impl IntoIterator<Item = (usize, usize, f64)>,
+    ) -> Result<Self, GenerateError> {
         let edges: Vec<(usize, usize, f64)> = edges.into_iter().collect();
+        let bad = |s: String| Err(GenerateError::InvalidParameter(s));
+        if n > u32::MAX as usize || 2 * edges.len() > u32::MAX as usize {
+            return bad(format!(
+                "{n} nodes and {} links exceed the 32-bit adjacency",
+                edges.len()
+            ));
+        }
         let mut deg = vec![0u32; n + 1];
-        for &(u, v, w) in &edges {
-            assert!(u < n && v < n, "edge ({u}, {v}) out of range for {n} nodes");
-            assert!(w >= 0.0, "edge ({u}, {v}) has negative or NaN weight {w}");
+        for (k, &(u, v, w)) in edges.iter().enumerate() {
+            if u >= n || v >= n {
+                return bad(format!("link {k} ({u}, {v}) is out of range for {n} nodes"));
+            }
+            if w.is_nan() || w < 0.0 {
+                return bad(format!(
+                    "link {k} ({u}, {v}) has latency {}; latencies must be numbers >= 0",
+                    crate::brite::fmt_g(w)
+                ));
+            }
             deg[u] += 1;
             deg[v] += 1;
         }
@@ -264,11 +346,11 @@ impl Csr {
                 fill[a] += 1;
             }
         }
-        Self {
+        Ok(Self {
             offsets,
             targets,
             weights,
-        }
+        })
     }
 
     /// Number of nodes.
@@ -293,5 +375,37 @@ impl Csr {
     /// Degree of `u`.
     pub fn degree(&self, u: usize) -> usize {
         (self.offsets[u + 1] - self.offsets[u]) as usize
+    }
+
+    /// The graph as a petgraph [`UnGraph`] with the arc weights (ms for [`Topology::csr`]):
+    /// node `i` is `NodeIndex::new(i)`, and each undirected edge appears once, ordered by its
+    /// lower end point and then by its position in that node's neighbour list.
+    ///
+    /// # Panics
+    /// If the graph has `u32::MAX` nodes or edges or more (petgraph's default index type).
+    pub fn to_graph(&self) -> UnGraph<(), f64> {
+        let n = self.n();
+        let mut g = UnGraph::with_capacity(n, self.arcs() / 2);
+        for _ in 0..n {
+            g.add_node(());
+        }
+        for u in 0..n {
+            // A self-loop is stored as two arcs u → u: keep every second one.
+            let mut self_loop_arcs = 0usize;
+            for (v, w) in self.neighbours(u) {
+                let keep = match u.cmp(&v) {
+                    std::cmp::Ordering::Less => true,
+                    std::cmp::Ordering::Equal => {
+                        self_loop_arcs += 1;
+                        self_loop_arcs % 2 == 1
+                    }
+                    std::cmp::Ordering::Greater => false,
+                };
+                if keep {
+                    g.add_edge(NodeIndex::new(u), NodeIndex::new(v), w);
+                }
+            }
+        }
+        g
     }
 }

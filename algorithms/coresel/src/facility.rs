@@ -26,7 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Latency;
+use crate::LatencyTable;
 
 /// `Auto` uses exact enumeration up to this many subsets.
 pub const EXACT_COMBINATION_LIMIT: u64 = 100_000;
@@ -62,7 +62,7 @@ pub struct FacilitySolution {
 /// `Σ_{z∈Z} min_{c∈C} d(z, c)`, summed in member order (`+∞` if `centers` is empty and there are
 /// members).
 pub fn k_median_facility_cost(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     centers: &[usize],
     members: &[usize],
 ) -> f64 {
@@ -72,7 +72,7 @@ pub fn k_median_facility_cost(
 /// `max_{z∈Z} min_{c∈C} d(z, c)` (0 without members, `+∞` if `centers` is empty and there are
 /// members).
 pub fn k_center_facility_cost(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     centers: &[usize],
     members: &[usize],
 ) -> f64 {
@@ -82,7 +82,7 @@ pub fn k_center_facility_cost(
         .fold(0.0, f64::max)
 }
 
-fn nearest(d: &(impl Latency + ?Sized), z: usize, centers: &[usize]) -> f64 {
+fn nearest(d: &(impl LatencyTable + ?Sized), z: usize, centers: &[usize]) -> f64 {
     centers
         .iter()
         .map(|&c| d.get(z, c))
@@ -127,7 +127,7 @@ impl Kind {
 /// # Panics
 /// If an id is out of the matrix's range.
 pub fn k_median_facility(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     candidates: &[usize],
     members: &[usize],
     k: usize,
@@ -141,7 +141,7 @@ pub fn k_median_facility(
 /// # Panics
 /// If an id is out of the matrix's range.
 pub fn k_center_facility(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     candidates: &[usize],
     members: &[usize],
     k: usize,
@@ -151,7 +151,7 @@ pub fn k_center_facility(
 }
 
 fn solve(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     candidates: &[usize],
     members: &[usize],
     k: usize,
@@ -198,7 +198,7 @@ fn solve(
 
 /// Depth-first enumeration of all k-subsets of `cands` (sorted) in lexicographic order.
 fn exact_search(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     cands: &[usize],
     members: &[usize],
     k: usize,
@@ -271,7 +271,7 @@ fn exact_search(
 
 /// Greedy addition then best-improvement single swaps (k-median heuristic).
 fn greedy_swap_median(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     cands: &[usize],
     members: &[usize],
     k: usize,
@@ -354,7 +354,7 @@ fn greedy_swap_median(
 
 /// Gonzalez farthest-first traversal (k-center heuristic).
 fn gonzalez(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     cands: &[usize],
     members: &[usize],
     k: usize,

@@ -3,10 +3,17 @@
 //! Reproduces the core-selection part of the core-selection paper (§4.1, §6.2–6.3.2; after Karaman &
 //! Hassanein and Vik et al.): choosing which server or proxy should host a group's state so that
 //! latency through that *core* is low, and judging how much latency *estimates* hurt that choice.
-//! A plain library: no simulator dependency; latency matrices come through the tiny [`Latency`]
-//! trait (implemented for a row-major `&[f64]` wrapper [`RowMajor`] and for closures via
-//! [`FnLatency`]), so true and estimated matrices are interchangeable. Matrix entries must be
-//! finite and the diagonal 0.
+//! A plain library: no simulator dependency; latency matrices come through the
+//! [`LatencyTable`] trait of the shared `netmeasure` crate (re-exported here with its
+//! [`RowMajor`], [`DenseTable`] and [`FnTable`] implementations), so true, estimated and
+//! shortest-path matrices are interchangeable, and a `netcoord` estimator can be passed as it is.
+//! Entries must be finite (selection needs a complete table) and the diagonal 0.
+//!
+//! **Naming.** In this crate *latency* means the value a [`LatencyTable`] holds for an ordered
+//! pair of nodes, in milliseconds: a one-way delay or a round-trip time, as the caller's table
+//! holds it (the core-selection experiments pass one-way shortest-path delays for the group
+//! diameter and measured RTTs for the estimation figures). Every function compares values of one
+//! table only, so the choice never mixes. No type of this crate is called `Latency`.
 //!
 //! | module | contents | paper |
 //! |---|---|---|
@@ -35,7 +42,6 @@
 pub mod error;
 pub mod facility;
 pub mod groups;
-pub mod matrix;
 pub mod metrics;
 pub mod select;
 
@@ -48,11 +54,12 @@ pub use groups::{
     BoundaryPolicy, DynamicGroups, DynamicGroupsConfig, MembershipChange, MembershipEvent,
     ZipfSampler,
 };
-pub use matrix::{FnLatency, Latency, RowMajor};
 pub use metrics::{
     core_node_ecc, directed_relative_error, eccentricity_directed_relative_error, hit_ratio,
     min_core_node_error,
 };
+pub use netmeasure;
+pub use netmeasure::{DenseTable, FnTable, LatencyTable, RowMajor, TableError};
 pub use select::{
     CenterObjective, eccentricity, group_center, group_diameter_through_core,
     group_diameter_through_core_directed, k_center, k_median, sum_distance, topology_center,

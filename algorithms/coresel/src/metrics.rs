@@ -5,7 +5,7 @@
 //! `K_est` = cores selected with the estimated matrix, `K_real` = cores selected with the real
 //! (measured) matrix, `d_real` the real matrix.
 
-use crate::Latency;
+use crate::LatencyTable;
 
 /// Directed relative error `(est − real) / min(est, real)` (0 when equal, `±∞` if exactly one is 0).
 pub fn directed_relative_error(est: f64, real: f64) -> f64 {
@@ -36,7 +36,11 @@ pub fn hit_ratio(k_est: &[usize], k_real: &[usize]) -> f64 {
 
 /// Min core-node error (Fig. 7b "min") of one estimated core `core`:
 /// `min_{c* ∈ K_real} d_real(core, c*)`; 0 if `core ∈ K_real`; `+∞` if `K_real` is empty.
-pub fn min_core_node_error(d_real: &(impl Latency + ?Sized), core: usize, k_real: &[usize]) -> f64 {
+pub fn min_core_node_error(
+    d_real: &(impl LatencyTable + ?Sized),
+    core: usize,
+    k_real: &[usize],
+) -> f64 {
     k_real
         .iter()
         .map(|&c| if c == core { 0.0 } else { d_real.get(core, c) })
@@ -46,7 +50,7 @@ pub fn min_core_node_error(d_real: &(impl Latency + ?Sized), core: usize, k_real
 /// "ecc" of Fig. 7b for one estimated core: `max_{c* ∈ K_real} d_real(core, c*)` (our
 /// reading of the paper's "maximum latency between the core-nodes found using latency estimates
 /// and the optimal core-nodes"); `core` itself counts 0; 0 if `K_real` is empty.
-pub fn core_node_ecc(d_real: &(impl Latency + ?Sized), core: usize, k_real: &[usize]) -> f64 {
+pub fn core_node_ecc(d_real: &(impl LatencyTable + ?Sized), core: usize, k_real: &[usize]) -> f64 {
     k_real
         .iter()
         .map(|&c| if c == core { 0.0 } else { d_real.get(core, c) })
@@ -58,8 +62,8 @@ pub fn core_node_ecc(d_real: &(impl Latency + ?Sized), core: usize, k_real: &[us
 /// `ecc_rep = max_z d_est(core, z)`, `ecc_real = max_z d_real(core, z)`,
 /// result `(ecc_rep − ecc_real) / min(ecc_rep, ecc_real)`.
 pub fn eccentricity_directed_relative_error(
-    d_est: &(impl Latency + ?Sized),
-    d_real: &(impl Latency + ?Sized),
+    d_est: &(impl LatencyTable + ?Sized),
+    d_real: &(impl LatencyTable + ?Sized),
     core: usize,
     members: &[usize],
 ) -> f64 {

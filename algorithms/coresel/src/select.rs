@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Latency;
+use crate::LatencyTable;
 
 /// What a "center" minimises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -39,12 +39,12 @@ pub enum CenterObjective {
 }
 
 /// `Σ_{z ∈ members} d(v, z)`, summed in member order. `O(|Z|)`.
-pub fn sum_distance(d: &(impl Latency + ?Sized), v: usize, members: &[usize]) -> f64 {
+pub fn sum_distance(d: &(impl LatencyTable + ?Sized), v: usize, members: &[usize]) -> f64 {
     members.iter().map(|&z| d.get(v, z)).sum()
 }
 
 /// Eccentricity `ecc(v) = max_{z ∈ members} d(v, z)`; 0 for an empty member set. `O(|Z|)`.
-pub fn eccentricity(d: &(impl Latency + ?Sized), v: usize, members: &[usize]) -> f64 {
+pub fn eccentricity(d: &(impl LatencyTable + ?Sized), v: usize, members: &[usize]) -> f64 {
     members.iter().map(|&z| d.get(v, z)).fold(0.0, f64::max)
 }
 
@@ -63,9 +63,9 @@ fn ranked(candidates: &[usize], score: impl Fn(usize) -> f64) -> Vec<(f64, usize
 /// there are fewer distinct candidates. `O(|V_c|·|Z| + |V_c| log |V_c|)`.
 ///
 /// # Panics
-/// If an id is out of the matrix's range (via [`Latency::get`]).
+/// If an id is out of the matrix's range (via [`LatencyTable::get`]).
 pub fn k_median(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     candidates: &[usize],
     members: &[usize],
     k: usize,
@@ -84,7 +84,7 @@ pub fn k_median(
 /// # Panics
 /// If an id is out of the matrix's range.
 pub fn k_center(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     candidates: &[usize],
     members: &[usize],
     k: usize,
@@ -97,7 +97,7 @@ pub fn k_center(
 }
 
 fn center(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     candidates: &[usize],
     members: &[usize],
     objective: CenterObjective,
@@ -118,7 +118,7 @@ fn center(
 /// # Panics
 /// If an id is out of the matrix's range.
 pub fn topology_center(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     servers: &[usize],
     players: &[usize],
     objective: CenterObjective,
@@ -133,7 +133,7 @@ pub fn topology_center(
 /// # Panics
 /// If an id is out of the matrix's range.
 pub fn group_center(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     proxies: &[usize],
     group: &[usize],
     objective: CenterObjective,
@@ -155,7 +155,7 @@ pub fn group_center(
 /// # Panics
 /// If an id is out of the matrix's range.
 pub fn group_diameter_through_core(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     core: usize,
     members: &[usize],
 ) -> f64 {
@@ -182,7 +182,7 @@ pub fn group_diameter_through_core(
 /// # Panics
 /// If an id is out of the matrix's range.
 pub fn group_diameter_through_core_directed(
-    d: &(impl Latency + ?Sized),
+    d: &(impl LatencyTable + ?Sized),
     core: usize,
     members: &[usize],
 ) -> f64 {

@@ -9,14 +9,9 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum NetcoordError {
-    /// A row-major matrix slice whose length is not `n * n`.
-    #[error("matrix slice has {len} entries, expected n*n = {n}*{n}")]
-    BadMatrixLength {
-        /// Length of the slice that was passed.
-        len: usize,
-        /// The dimension that was claimed.
-        n: usize,
-    },
+    /// A latency table of the wrong shape (from the `netmeasure` constructors).
+    #[error(transparent)]
+    Table(#[from] netmeasure::TableError),
     /// A configuration value is out of its documented range.
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),

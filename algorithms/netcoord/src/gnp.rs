@@ -20,7 +20,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use crate::nelder_mead::{NelderMeadConfig, nelder_mead};
-use crate::{Latency, NetcoordError, is_usable_rtt};
+use crate::{LatencyTable, NetcoordError, is_usable_rtt};
 
 /// Error function `ε(d, d̂)` minimised by GNP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -156,7 +156,7 @@ fn minimise(
 /// [`NetcoordError::InvalidConfig`] for a bad configuration;
 /// [`NetcoordError::NotEnoughMeasurements`] if fewer than 2 landmarks or no usable RTT.
 pub fn gnp_embed_landmarks<R: Rng + ?Sized>(
-    rtt: &(impl Latency + ?Sized),
+    rtt: &(impl LatencyTable + ?Sized),
     config: &GnpConfig,
     rng: &mut R,
 ) -> Result<LandmarkEmbedding, NetcoordError> {
@@ -285,7 +285,7 @@ pub fn gnp_locate_host<R: Rng + ?Sized>(
 }
 
 /// A fitted GNP model over all nodes of a matrix: landmarks embedded from their mutual RTTs,
-/// every other node positioned from its RTTs to the landmarks. Implements [`Latency`]
+/// every other node positioned from its RTTs to the landmarks. Implements [`LatencyTable`]
 /// (estimate = Euclidean distance, 0 on the diagonal).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gnp {
@@ -303,7 +303,7 @@ impl Gnp {
     /// [`NetcoordError::IndexOutOfRange`] for a bad landmark id, and the errors of
     /// [`gnp_embed_landmarks`] / [`gnp_locate_host`] (a host without any usable landmark RTT).
     pub fn fit(
-        matrix: &(impl Latency + ?Sized),
+        matrix: &(impl LatencyTable + ?Sized),
         landmarks: &[usize],
         config: &GnpConfig,
         seed: u64,
@@ -313,7 +313,7 @@ impl Gnp {
             return Err(NetcoordError::IndexOutOfRange { index: bad, n });
         }
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let sub = crate::FnLatency::new(landmarks.len(), |a, b| {
+        let sub = crate::FnTable::new(landmarks.len(), |a, b| {
             matrix.get(landmarks[a], landmarks[b])
         });
         let emb = gnp_embed_landmarks(&sub, config, &mut rng)?;
@@ -360,7 +360,7 @@ impl Gnp {
     }
 }
 
-impl Latency for Gnp {
+impl LatencyTable for Gnp {
     fn n(&self) -> usize {
         self.coords.len()
     }

@@ -6,11 +6,12 @@
 //! * [`relative_error`] — Vivaldi's (Dabek et al.) metric `|est − real| / real`.
 //! * [`absolute_error`] — `|est − real|`.
 //! * [`pairwise_errors`] — one of these over all ordered pairs of a matrix.
-//! * [`Ecdf`] — sorted values → `(x, F(x))` points, `F(x)`, quantiles.
+//! * [`Ecdf`] — sorted values → `(x, F(x))` points, `F(x)`, its inverse, quantiles.
+//! * [`median`](crate::median) — `netmeasure`'s type-7 median, re-exported.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Latency, is_usable_rtt};
+use crate::{LatencyTable, is_usable_rtt};
 
 /// Directed relative error `(est − real) / min(est, real)`.
 ///
@@ -62,8 +63,8 @@ impl ErrorMetric {
 /// # Panics
 /// If the matrices differ in size.
 pub fn pairwise_errors(
-    real: &(impl Latency + ?Sized),
-    est: &(impl Latency + ?Sized),
+    real: &(impl LatencyTable + ?Sized),
+    est: &(impl LatencyTable + ?Sized),
     metric: ErrorMetric,
 ) -> Vec<f64> {
     assert_eq!(real.n(), est.n(), "matrix sizes differ");
@@ -86,7 +87,9 @@ pub fn pairwise_errors(
 /// An empirical cumulative distribution function over a sample.
 ///
 /// `F(x)` is the fraction of sample values `≤ x`. `NaN`s are dropped on construction; infinities
-/// are kept (they sort to the ends).
+/// are kept (they sort to the ends). Quantiles use the workspace's one definition,
+/// [`netmeasure::quantile`] (Hyndman & Fan type 7); the step function's own inverse is
+/// [`inverse_cdf`](Self::inverse_cdf).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ecdf {
     sorted: Vec<f64>,
@@ -95,9 +98,9 @@ pub struct Ecdf {
 impl Ecdf {
     /// Sorts the sample (dropping `NaN`s).
     pub fn new(values: impl IntoIterator<Item = f64>) -> Self {
-        let mut sorted: Vec<f64> = values.into_iter().filter(|v| !v.is_nan()).collect();
-        sorted.sort_by(f64::total_cmp);
-        Self { sorted }
+        Self {
+            sorted: netmeasure::sorted_sample(values),
+        }
     }
 
     /// Sample size (after dropping `NaN`s).
@@ -140,9 +143,27 @@ impl Ecdf {
         k as f64 / self.sorted.len() as f64
     }
 
-    /// Nearest-rank quantile, the inverse of the ECDF: the smallest sample value `x` with
-    /// `F(x) ≥ p`. `p` is clamped to `[0, 1]`; `p = 0` gives the minimum. `None` if empty.
+    /// Quantile `p` by linear interpolation between order statistics (Hyndman & Fan type 7, the
+    /// default of R and NumPy; [`netmeasure::quantile_sorted`]). `p` is clamped to `[0, 1]`;
+    /// `None` if the sample is empty.
     pub fn quantile(&self, p: f64) -> Option<f64> {
+        netmeasure::quantile_sorted(&self.sorted, p)
+    }
+
+    /// Median = [`quantile`](Self::quantile)`(0.5)` (mean of the two middle values for an even
+    /// sample). `None` if empty.
+    pub fn median(&self) -> Option<f64> {
+        self.quantile(0.5)
+    }
+
+    /// The generalised inverse of the step function `F`: the smallest sample value `x` with
+    /// `F(x) ≥ p` (always a sample value; Hyndman & Fan type 1, "nearest rank"). `p` is clamped
+    /// to `[0, 1]`; `p = 0` gives the minimum. `None` if empty.
+    ///
+    /// This is **not** the workspace's quantile ([`quantile`](Self::quantile)); it answers "how
+    /// far must one go along the plotted CDF to cover a fraction `p`", and the core-selection
+    /// experiments' summary tables report it under that reading.
+    pub fn inverse_cdf(&self, p: f64) -> Option<f64> {
         if self.sorted.is_empty() {
             return None;
         }
@@ -151,28 +172,4 @@ impl Ecdf {
         let rank = (p * n as f64).ceil() as usize; // 1-based
         Some(self.sorted[rank.clamp(1, n) - 1])
     }
-
-    /// Linearly interpolated quantile (Hyndman & Fan type 7, the default of R and NumPy):
-    /// position `h = (n − 1)·p` between the sorted values. `None` if empty.
-    pub fn quantile_linear(&self, p: f64) -> Option<f64> {
-        if self.sorted.is_empty() {
-            return None;
-        }
-        let p = p.clamp(0.0, 1.0);
-        let h = (self.sorted.len() - 1) as f64 * p;
-        let lo = h.floor() as usize;
-        let hi = h.ceil() as usize;
-        Some(self.sorted[lo] + (h - lo as f64) * (self.sorted[hi] - self.sorted[lo]))
-    }
-
-    /// Median = [`quantile_linear`](Self::quantile_linear)`(0.5)` (mean of the two middle values
-    /// for an even sample). `None` if empty.
-    pub fn median(&self) -> Option<f64> {
-        self.quantile_linear(0.5)
-    }
-}
-
-/// Median of `values` (`NaN`s dropped; mean of the two middle values for an even count).
-pub fn median(values: impl IntoIterator<Item = f64>) -> Option<f64> {
-    Ecdf::new(values).median()
 }

@@ -23,7 +23,7 @@
 //! topology); every node is implicitly its own milestone at distance 0, so that
 //! `est(a, b) = d(a, b)` when `b` is a landmark or a milestone of `a`.
 
-use crate::{Latency, NetcoordError};
+use crate::{LatencyTable, NetcoordError};
 
 /// Netvigator-style estimator over a set of nodes (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
@@ -129,7 +129,7 @@ impl MilestoneEstimator {
 
 /// As a matrix: `get(a, b)` is [`MilestoneEstimator::estimate`], or `f64::INFINITY` when the two
 /// nodes share no milestone (metrics treat that as unusable).
-impl Latency for MilestoneEstimator {
+impl LatencyTable for MilestoneEstimator {
     fn n(&self) -> usize {
         self.lists.len()
     }

@@ -42,7 +42,7 @@ use rand_distr::StandardNormal;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use crate::{DenseMatrix, Latency, NetcoordError, is_usable_rtt};
+use crate::{DenseTable, LatencyTable, NetcoordError, is_usable_rtt};
 
 /// Below this Euclidean distance two coordinates count as coincident (serf's `zeroThreshold`);
 /// also the floor of `e_i + e_j` when computing the sample weight.
@@ -385,7 +385,7 @@ impl Default for NeighbourConfig {
 /// the lowest usable RTT `matrix.get(i, j)`, ties to the lower id; random ones are a uniform
 /// sample (partial Fisher–Yates) of the others.
 pub fn select_neighbours<R: Rng + ?Sized>(
-    matrix: &(impl Latency + ?Sized),
+    matrix: &(impl LatencyTable + ?Sized),
     config: &NeighbourConfig,
     rng: &mut R,
 ) -> Vec<Vec<usize>> {
@@ -437,7 +437,7 @@ impl VivaldiSim {
     /// # Errors
     /// [`NetcoordError::InvalidConfig`] for an invalid Vivaldi configuration.
     pub fn new(
-        matrix: &(impl Latency + ?Sized),
+        matrix: &(impl LatencyTable + ?Sized),
         config: &VivaldiConfig,
         neighbours: &NeighbourConfig,
         seed: u64,
@@ -458,7 +458,7 @@ impl VivaldiSim {
     ///
     /// # Panics
     /// If `matrix.n()` differs from the number of nodes.
-    pub fn round(&mut self, matrix: &(impl Latency + ?Sized)) {
+    pub fn round(&mut self, matrix: &(impl LatencyTable + ?Sized)) {
         assert_eq!(matrix.n(), self.nodes.len(), "matrix size changed");
         for i in 0..self.nodes.len() {
             let set = &self.neighbours[i];
@@ -475,7 +475,7 @@ impl VivaldiSim {
     }
 
     /// Runs `rounds` rounds.
-    pub fn run(&mut self, matrix: &(impl Latency + ?Sized), rounds: usize) {
+    pub fn run(&mut self, matrix: &(impl LatencyTable + ?Sized), rounds: usize) {
         for _ in 0..rounds {
             self.round(matrix);
         }
@@ -502,12 +502,12 @@ impl VivaldiSim {
     }
 
     /// All pairwise estimates as an owned matrix (diagonal 0).
-    pub fn estimates(&self) -> DenseMatrix {
-        DenseMatrix::from_latency(&VivaldiEstimates(&self.nodes))
+    pub fn estimates(&self) -> DenseTable {
+        DenseTable::from_table(&VivaldiEstimates(&self.nodes))
     }
 }
 
-impl Latency for VivaldiSim {
+impl LatencyTable for VivaldiSim {
     fn n(&self) -> usize {
         self.nodes.len()
     }
@@ -522,7 +522,7 @@ impl Latency for VivaldiSim {
 #[derive(Debug, Clone, Copy)]
 pub struct VivaldiEstimates<'a>(pub &'a [VivaldiNode]);
 
-impl Latency for VivaldiEstimates<'_> {
+impl LatencyTable for VivaldiEstimates<'_> {
     fn n(&self) -> usize {
         self.0.len()
     }
@@ -542,7 +542,7 @@ impl Latency for VivaldiEstimates<'_> {
 /// # Errors
 /// Never with the default configuration; the `Result` mirrors [`VivaldiSim::new`].
 pub fn simulate_vivaldi(
-    matrix: &(impl Latency + ?Sized),
+    matrix: &(impl LatencyTable + ?Sized),
     neighbours_per_node: usize,
     rounds: usize,
     seed: u64,

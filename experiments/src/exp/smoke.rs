@@ -232,6 +232,9 @@ impl Experiment for Smoke {
                 summary.push(row![format!("{kind}_{field}"), v as f64]);
             }
         }
+        // Every message sent is delivered, dropped at a dead node, lost, unroutable or
+        // still in flight at the end.
+        summary.push(row!["messages_in_flight", sim.messages_in_flight() as f64]);
         for m in ["churn_joins", "churn_leaves", "churn_crashes"] {
             summary.push(row![m, sim.metrics().counter(m, sim_core::Scope::Global)]);
         }

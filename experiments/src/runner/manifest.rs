@@ -63,6 +63,9 @@ pub struct Manifest {
     /// Worker threads of that run (not deterministic).
     #[serde(default)]
     pub threads: usize,
+    /// What the run that wrote it did (not deterministic: wall time, memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<RunRecord>,
     /// Folders merged into this one, if it was merged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<String>,
@@ -121,6 +124,7 @@ impl Manifest {
             shard: None,
             wall_time_s: 0.0,
             threads: rayon::current_num_threads(),
+            run: None,
             merged_from: Vec::new(),
         }
     }
@@ -144,5 +148,40 @@ impl Manifest {
         let path = dir.join("manifest.json");
         crate::output::write_atomic(&path, serde_json::to_string_pretty(self)?.as_bytes())?;
         Ok(path)
+    }
+}
+
+/// The run summary as the manifest records it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Jobs run by that run.
+    pub jobs_run: usize,
+    /// Jobs it found finished (resumed).
+    pub jobs_skipped: usize,
+    /// Engine events of the jobs it ran.
+    pub events: u64,
+    /// Wall time, seconds.
+    pub wall_time_s: f64,
+    /// Events per second of wall time.
+    pub events_per_s: f64,
+    /// Peak resident memory, bytes.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl RunRecord {
+    /// The record of a run summary.
+    pub fn of(s: &super::RunSummary) -> RunRecord {
+        RunRecord {
+            jobs_run: s.ran,
+            jobs_skipped: s.skipped,
+            events: s.events,
+            wall_time_s: s.wall_s,
+            events_per_s: if s.wall_s > 0.0 {
+                s.events as f64 / s.wall_s
+            } else {
+                0.0
+            },
+            peak_rss_bytes: s.peak_rss,
+        }
     }
 }

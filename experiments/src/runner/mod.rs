@@ -16,17 +16,18 @@
 pub mod manifest;
 pub mod merge;
 pub mod parts;
+pub mod progress;
 
 pub use manifest::{Manifest, fingerprint};
 pub use merge::merge_into;
 
-use crate::experiment::{Loaded, Progress};
+use crate::experiment::Loaded;
 use crate::output::write_atomic;
 use anyhow::{Context, Result, bail};
 use parts::{Part, format_tables, load_part, part_path};
 use rayon::prelude::*;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// A slice of the jobs: `index` in `1..=count`.
@@ -80,6 +81,36 @@ pub struct RunSummary {
     pub written: Vec<PathBuf>,
     /// Wall time in seconds.
     pub wall_s: f64,
+    /// Engine events of the jobs run now (as the jobs reported them).
+    pub events: u64,
+    /// Peak resident memory of the process, bytes, where the system tells.
+    pub peak_rss: Option<u64>,
+}
+
+impl RunSummary {
+    /// One line: `name: 10 job(s) run, 0 already done, 1.2 M events, 3.4 s wall,
+    /// 350 k events/s, peak 120 MB`.
+    pub fn line(&self, name: &str) -> String {
+        let rate = if self.wall_s > 0.0 {
+            self.events as f64 / self.wall_s
+        } else {
+            0.0
+        };
+        format!(
+            "{name}: {} job(s) run, {} already done, {} events, {:.2} s wall, {} events/s{}",
+            self.ran,
+            self.skipped,
+            progress::si(self.events as f64),
+            self.wall_s,
+            progress::si(rate),
+            self.peak_rss
+                .map(|b| format!(
+                    ", peak memory {}",
+                    crate::scenario::tables::data::bytes_text(b)
+                ))
+                .unwrap_or_default()
+        )
+    }
 }
 
 /// Options of `run` / `sweep`.
@@ -95,6 +126,9 @@ pub struct RunOptions {
     pub no_plots: bool,
     /// Quiet: no progress display.
     pub quiet: bool,
+    /// Interval of the plain progress lines when stderr is not a terminal (default
+    /// 30 s).
+    pub progress_every: Option<std::time::Duration>,
     /// Clear a results folder that holds another scenario's results.
     pub clean: bool,
 }
@@ -236,57 +270,53 @@ pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
         })
         .collect();
     let skipped = mine.len() - todo.len();
-    let show = !opts.quiet && std::io::stdout().is_terminal();
-    let bar = if show {
-        let b = indicatif::ProgressBar::new(todo.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg} [{bar:30}] {pos}/{len} jobs, {elapsed} elapsed, eta {eta}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        b.set_message(s.meta().name.clone());
-        b
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let display = progress::Display::choose(
+        opts.quiet,
+        opts.progress_every
+            .unwrap_or(std::time::Duration::from_secs(30)),
+    );
+    let board = progress::Board::new(todo.len());
+    let stop = AtomicBool::new(false);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("building the thread pool")?;
     let reps = s.meta().repetitions as usize;
-    let results: Vec<Result<()>> = pool.install(|| {
-        todo.par_iter()
-            .map(|&j| {
-                let point = j / reps;
-                let rep = (j % reps) as u32;
-                let progress = Progress::default();
-                let tables = s
-                    .run_job(j, &progress)
-                    .with_context(|| format!("job {j} (point {point}, repetition {rep})"))?;
-                let seed = sim_core::rng::repetition_seed(s.meta().seed, rep as u64);
-                let part = Part {
-                    scenario: s.meta().name.clone(),
-                    experiment: s.meta().experiment.clone(),
-                    fingerprint: fp.clone(),
-                    job: j,
-                    jobs: total,
-                    tables: format_tables(s, point, rep, seed, tables),
-                };
-                write_atomic(&part_path(&out, j), &serde_json::to_vec(&part)?)?;
-                bar.inc(1);
-                Ok(())
-            })
-            .collect()
+    let name = s.meta().name.clone();
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| progress::watch(&board, &name, display, &stop));
+        let results = pool.install(|| {
+            todo.par_iter()
+                .enumerate()
+                .map(|(slot, &j)| {
+                    let point = j / reps;
+                    let rep = (j % reps) as u32;
+                    let tables = s
+                        .run_job(j, &board.slots[slot])
+                        .with_context(|| format!("job {j} (point {point}, repetition {rep})"))?;
+                    let seed = sim_core::rng::repetition_seed(s.meta().seed, rep as u64);
+                    let part = Part {
+                        scenario: s.meta().name.clone(),
+                        experiment: s.meta().experiment.clone(),
+                        fingerprint: fp.clone(),
+                        job: j,
+                        jobs: total,
+                        tables: format_tables(s, point, rep, seed, tables),
+                    };
+                    write_atomic(&part_path(&out, j), &serde_json::to_vec(&part)?)?;
+                    board.finish(slot);
+                    Ok(())
+                })
+                .collect()
+        });
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = watcher.join();
+        results
     });
-    bar.finish_and_clear();
     for r in results {
         r?;
     }
     let wall_s = start.elapsed().as_secs_f64();
-    manifest.wall_time_s = wall_s;
-    manifest.threads = pool.current_num_threads();
     let mut summary = RunSummary {
         out: out.clone(),
         ran: todo.len(),
@@ -294,7 +324,12 @@ pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
         complete: false,
         written: Vec::new(),
         wall_s,
+        events: board.totals().2,
+        peak_rss: progress::peak_rss(),
     };
+    manifest.wall_time_s = wall_s;
+    manifest.threads = pool.current_num_threads();
+    manifest.run = Some(manifest::RunRecord::of(&summary));
     // Merge if every job of the scenario is now present in `out`.
     let have = (0..total).all(|j| part_path(&out, j).is_file());
     if have {

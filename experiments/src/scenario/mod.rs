@@ -59,8 +59,8 @@ pub struct RawScenario {
     /// Independent repetitions of every sweep point.
     #[serde(default = "default_reps")]
     pub repetitions: u32,
-    /// Topology table.
-    pub topology: Option<RawTopology>,
+    /// Topology table (read into a [`RawTopology`] by [`RawTopology::from_table`]).
+    pub topology: Option<toml::Table>,
     /// Network table.
     pub network: Option<RawNetwork>,
     /// Churn table.
@@ -179,10 +179,12 @@ impl Header {
     pub fn parse(file: &Path, text: &str) -> Result<Header, ScenarioError> {
         let source = Source::new(file, text.to_owned());
         let table: toml::Table = toml::from_str(text).map_err(|e| {
+            let off = e.span().map(|s| s.start);
+            let key = off.and_then(|o| source::key_at(text, o));
             source.at_offset(
-                e.span().map(|s| s.start),
-                None,
-                format!("invalid TOML: {}", e.message().trim()),
+                off,
+                key,
+                format!("invalid TOML: {}", toml_message(e.message())),
             )
         })?;
         let experiment = match table.get("experiment") {
@@ -302,6 +304,13 @@ impl Header {
             )));
         }
         let base = file.parent().unwrap_or(Path::new("."));
+        // The values a sweep overrides are part of the file too: check them as written,
+        // so that a nonsensical base value is never recorded as the scenario.
+        if !axes.is_empty() {
+            let mut t = table.clone();
+            t.remove("sweep");
+            validate_point(&t, schema, base).map_err(|e| src.locate(e))?;
+        }
         let mut points = Vec::with_capacity(n_points);
         for index in 0..n_points {
             let (t, values) = sweep::point_table(table, &axes, index);
@@ -352,6 +361,15 @@ impl Header {
     }
 }
 
+/// A TOML parser message in words a scenario author reads.
+fn toml_message(m: &str) -> String {
+    let m = m.trim();
+    if m.contains("as i128") || m.contains("number too large") {
+        return "integer out of range (at most 9223372036854775807)".into();
+    }
+    m.to_owned()
+}
+
 /// An I/O error's message without the repetition `std` adds (`... (os error 2)`).
 pub fn io_message(e: &std::io::Error) -> String {
     match e.kind() {
@@ -373,7 +391,12 @@ fn validate_point<S: Schema>(
     base: &Path,
 ) -> Result<(Settings, S::Params), KeyError> {
     let raw: RawScenario = from_value(toml::Value::Table(t.clone()), "")?;
-    let settings = Settings::validate(raw.topology, raw.network, raw.churn, base)?;
+    let topology = raw
+        .topology
+        .as_ref()
+        .map(RawTopology::from_table)
+        .transpose()?;
+    let settings = Settings::validate(topology, raw.network, raw.churn, base)?;
     let params: S::Params = params::parse(&raw.params)?;
     schema.check(&params, &settings)?;
     Ok((settings, params))

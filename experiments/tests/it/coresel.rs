@@ -20,6 +20,7 @@ fn run(text: &str, out: &Path) {
             out: Some(out.to_owned()),
             quiet: true,
             clean: false,
+            progress_every: None,
             no_plots: true,
             ..Default::default()
         },

@@ -1,12 +1,17 @@
 //! Integration tests of the experiments crate (one test binary).
 
 mod cli;
+mod contract;
 mod coresel;
 mod dht;
 mod plot;
+mod progress;
 mod pruned_clocks;
+mod quantile;
+mod reliability;
 mod runner;
 mod scenario;
+mod smoke_props;
 mod spd;
 
 use experiments::experiment::Loaded;

@@ -53,6 +53,7 @@ fn run(s: &dyn Loaded, out: &Path, jobs: usize, shard: Option<Shard>) -> runner:
             no_plots: true,
             quiet: true,
             clean: false,
+            progress_every: None,
         },
     )
     .unwrap()

@@ -45,6 +45,7 @@ fn run(s: &dyn Loaded, out: &Path, jobs: usize) {
             no_plots: true,
             quiet: true,
             clean: false,
+            progress_every: None,
         },
     )
     .unwrap();

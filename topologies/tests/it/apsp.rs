@@ -1,22 +1,34 @@
-//! All-pairs shortest paths vs Floyd–Warshall; path matrices; determinism.
+//! All-pairs shortest paths vs petgraph's Floyd–Warshall; path matrices; determinism.
 
+use petgraph::graph::{NodeIndex, UnGraph};
+use petgraph::visit::EdgeRef;
 use proptest::prelude::*;
 use topologies::{
-    Csr, LatencyMatrix, WaxmanParams, apsp, apsp_with_paths, dijkstra, floyd_warshall,
-    rt_waxman_portable,
+    Csr, LatencyMatrix, WaxmanParams, apsp, apsp_with_paths, dijkstra, rt_waxman_portable,
 };
 
-fn dense(n: usize, edges: &[(usize, usize, f64)]) -> LatencyMatrix {
-    let mut w = LatencyMatrix::filled(n, f64::NAN);
-    for &(u, v, x) in edges {
-        // parallel edges: the lighter one counts
-        let cur = w.get(u, v);
-        if cur.is_nan() || x < cur {
-            w.set(u, v, x);
-            w.set(v, u, x);
-        }
+/// petgraph's Floyd–Warshall as a dense matrix (unreachable = +∞; petgraph reports `f64::MAX`).
+fn floyd_warshall<N, E>(
+    g: &UnGraph<N, E>,
+    cost: impl FnMut(petgraph::graph::EdgeReference<'_, E>) -> f64,
+) -> LatencyMatrix {
+    let d = petgraph::algo::floyd_warshall(g, cost).expect("no negative weights");
+    LatencyMatrix::from_fn(g.node_count(), |i, j| {
+        let v = d[&(NodeIndex::new(i), NodeIndex::new(j))];
+        if v == f64::MAX { f64::INFINITY } else { v }
+    })
+}
+
+/// The edge list as a petgraph graph built directly (parallel edges kept: the lighter counts).
+fn petgraph_graph(n: usize, edges: &[(usize, usize, f64)]) -> UnGraph<(), f64> {
+    let mut g = UnGraph::new_undirected();
+    for _ in 0..n {
+        g.add_node(());
     }
-    w
+    for &(u, v, w) in edges {
+        g.add_edge(NodeIndex::new(u), NodeIndex::new(v), w);
+    }
+    g
 }
 
 fn graph() -> impl Strategy<Value = (usize, Vec<(usize, usize, f64)>)> {
@@ -41,7 +53,7 @@ proptest! {
     #[test]
     fn apsp_equals_floyd_warshall((n, edges) in graph()) {
         let g = Csr::from_edges(n, edges.iter().copied());
-        let fw = floyd_warshall(&dense(n, &edges));
+        let fw = floyd_warshall(&petgraph_graph(n, &edges), |e| *e.weight());
         let d = apsp(&g);
         prop_assert_eq!(&d, &fw);
         let sp = apsp_with_paths(&g);
@@ -86,12 +98,7 @@ fn real_weights_match_within_rounding() {
     )
     .unwrap();
     let g = t.csr(200.0);
-    let mut w = LatencyMatrix::filled(t.n(), f64::NAN);
-    for (k, e) in t.edges.iter().enumerate() {
-        w.set(e.src, e.dst, t.link_latency_ms(k, 200.0));
-        w.set(e.dst, e.src, t.link_latency_ms(k, 200.0));
-    }
-    let fw = floyd_warshall(&w);
+    let fw = floyd_warshall(&t.to_graph(), |e| t.link_latency_ms(e.id().index(), 200.0));
     let d = apsp(&g);
     for (a, b) in d.data.iter().zip(&fw.data) {
         assert!((a - b).abs() <= 1e-9 * b.max(1.0), "{a} vs {b}");

@@ -1,7 +1,7 @@
 //! Facility-location variants: exact vs independent brute force; heuristics vs bounds.
 
 use coresel::{
-    FacilityMethod, Latency, RowMajor, binomial, k_center_facility, k_center_facility_cost,
+    FacilityMethod, LatencyTable, RowMajor, binomial, k_center_facility, k_center_facility_cost,
     k_median_facility, k_median_facility_cost,
 };
 use proptest::prelude::*;

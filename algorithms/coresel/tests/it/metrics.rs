@@ -1,7 +1,7 @@
 //! Core-selection metrics on hand examples.
 
 use coresel::{
-    FnLatency, RowMajor, core_node_ecc, directed_relative_error,
+    FnTable, RowMajor, core_node_ecc, directed_relative_error,
     eccentricity_directed_relative_error, hit_ratio, min_core_node_error,
 };
 
@@ -35,8 +35,8 @@ fn core_node_errors() {
 fn eccentricity_error() {
     // Real: line at 0, 10, 25, 60. Estimate: real × 1.25 for every pair.
     let pos = [0.0_f64, 10.0, 25.0, 60.0];
-    let real = FnLatency::new(4, |i, j| (pos[i] - pos[j]).abs());
-    let est = FnLatency::new(4, |i, j| 1.25 * (pos[i] - pos[j]).abs());
+    let real = FnTable::new(4, |i, j| (pos[i] - pos[j]).abs());
+    let est = FnTable::new(4, |i, j| 1.25 * (pos[i] - pos[j]).abs());
     // Core 1, members {0, 2}: ecc_real = max(10, 15) = 15, ecc_rep = 18.75 → (18.75 − 15)/15 = 0.25.
     assert!((eccentricity_directed_relative_error(&est, &real, 1, &[0, 2]) - 0.25).abs() < 1e-12);
     // Swapped roles: (15 − 18.75)/15 = −0.25.

@@ -1,7 +1,7 @@
 //! k_median / k_center / topology center / group center against brute force.
 
 use coresel::{
-    CenterObjective, Latency, RowMajor, eccentricity, group_center, k_center, k_median,
+    CenterObjective, LatencyTable, RowMajor, eccentricity, group_center, k_center, k_median,
     sum_distance, topology_center,
 };
 use proptest::prelude::*;

@@ -1,6 +1,6 @@
 //! Shared test helpers.
 
-use netcoord::DenseMatrix;
+use netcoord::DenseTable;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -13,8 +13,8 @@ pub fn random_points(n: usize, dims: usize, side: f64, seed: u64) -> Vec<Vec<f64
 }
 
 /// Euclidean distance matrix of `points`.
-pub fn euclidean_matrix(points: &[Vec<f64>]) -> DenseMatrix {
-    DenseMatrix::from_fn(points.len(), |i, j| {
+pub fn euclidean_matrix(points: &[Vec<f64>]) -> DenseTable {
+    DenseTable::from_fn(points.len(), |i, j| {
         points[i]
             .iter()
             .zip(&points[j])

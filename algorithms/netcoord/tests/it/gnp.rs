@@ -1,7 +1,7 @@
 //! GNP on exact Euclidean data recovers the distances.
 
 use netcoord::{
-    DenseMatrix, ErrorMetric, Gnp, GnpConfig, Latency, gnp_embed_landmarks, gnp_locate_host,
+    DenseTable, ErrorMetric, Gnp, GnpConfig, LatencyTable, gnp_embed_landmarks, gnp_locate_host,
     pairwise_errors,
 };
 use rand::SeedableRng;
@@ -62,7 +62,7 @@ fn host_positioning_with_known_landmarks() {
 #[test]
 fn landmark_embedding_of_a_triangle() {
     // A 3-4-5 right triangle embeds exactly in 2-D.
-    let m = DenseMatrix::from_vec(vec![0.0, 3.0, 4.0, 3.0, 0.0, 5.0, 4.0, 5.0, 0.0], 3).unwrap();
+    let m = DenseTable::from_vec(vec![0.0, 3.0, 4.0, 3.0, 0.0, 5.0, 4.0, 5.0, 0.0], 3).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let emb = gnp_embed_landmarks(&m, &GnpConfig::default(), &mut rng).unwrap();
     let d = |a: usize, b: usize| {

@@ -1,7 +1,7 @@
 //! Metric functions on hand examples.
 
 use netcoord::{
-    DenseMatrix, Ecdf, ErrorMetric, absolute_error, directed_relative_error, median,
+    DenseTable, Ecdf, ErrorMetric, absolute_error, directed_relative_error, median,
     pairwise_errors, relative_error,
 };
 
@@ -27,9 +27,9 @@ fn error_functions() {
 #[test]
 fn pairwise_errors_skip_missing() {
     // real: (0,1)=10, (1,0)=0 (missing), (0,2)=20, (2,0)=20, (1,2)=NaN (missing), (2,1)=5.
-    let real = DenseMatrix::from_vec(vec![0.0, 10.0, 20.0, 0.0, 0.0, f64::NAN, 20.0, 5.0, 0.0], 3)
-        .unwrap();
-    let est = DenseMatrix::from_vec(
+    let real =
+        DenseTable::from_vec(vec![0.0, 10.0, 20.0, 0.0, 0.0, f64::NAN, 20.0, 5.0, 0.0], 3).unwrap();
+    let est = DenseTable::from_vec(
         vec![0.0, 20.0, 20.0, 1.0, 0.0, 1.0, 10.0, f64::INFINITY, 0.0],
         3,
     )
@@ -56,16 +56,22 @@ fn ecdf_points_quantiles() {
     assert_eq!(e.cdf(2.0), 0.75);
     assert_eq!(e.cdf(2.5), 0.75);
     assert_eq!(e.cdf(10.0), 1.0);
-    // Nearest rank: p = 0.25 → rank ⌈1⌉ = 1 → 1; p = 0.26 → rank 2 → 2; p = 1 → 3; p = 0 → min.
-    assert_eq!(e.quantile(0.25), Some(1.0));
-    assert_eq!(e.quantile(0.26), Some(2.0));
-    assert_eq!(e.quantile(1.0), Some(3.0));
+    // Inverse of F (nearest rank): p = 0.25 → rank ⌈1⌉ = 1 → 1; p = 0.26 → rank 2 → 2;
+    // p = 1 → 3; p = 0 → min.
+    assert_eq!(e.inverse_cdf(0.25), Some(1.0));
+    assert_eq!(e.inverse_cdf(0.26), Some(2.0));
+    assert_eq!(e.inverse_cdf(1.0), Some(3.0));
+    assert_eq!(e.inverse_cdf(0.0), Some(1.0));
+    // Quantile (type 7): h = 3·0.9 = 2.7 → 2 + 0.7·(3 − 2) = 2.7; h = 3·0.25 = 0.75 → 1.75
+    // (where the inverse of F gives 1).
+    assert!((e.quantile(0.9).unwrap() - 2.7).abs() < 1e-12);
+    assert_eq!(e.quantile(0.25), Some(1.75));
     assert_eq!(e.quantile(0.0), Some(1.0));
-    // Linear (type 7): h = 3·0.9 = 2.7 → 2 + 0.7·(3 − 2) = 2.7.
-    assert!((e.quantile_linear(0.9).unwrap() - 2.7).abs() < 1e-12);
+    assert_eq!(e.quantile(1.0), Some(3.0));
     assert_eq!(e.median(), Some(2.0));
     assert_eq!(median([4.0, 1.0, 3.0, 2.0]), Some(2.5));
     assert_eq!(median([5.0, 1.0, 3.0]), Some(3.0));
     assert_eq!(Ecdf::new(Vec::new()).quantile(0.5), None);
+    assert_eq!(Ecdf::new(Vec::new()).inverse_cdf(0.5), None);
     assert_eq!(Ecdf::new(Vec::new()).cdf(1.0), 0.0);
 }

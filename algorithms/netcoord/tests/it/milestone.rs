@@ -1,40 +1,12 @@
-//! Netvigator-style milestone estimator on small graphs with known shortest paths.
+//! Netvigator-style milestone estimator on small graphs with known shortest paths (computed
+//! with `topologies`' Dijkstra).
 
-use netcoord::{Latency, MilestoneEstimator, milestones_along_path};
+use netcoord::{LatencyTable, MilestoneEstimator, milestones_along_path};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use topologies::{Csr, apsp_with_paths};
 
-/// Floyd–Warshall with next-hop reconstruction; `w[i][j]` = edge weight or ∞.
-fn apsp(w: &[Vec<f64>]) -> (Vec<Vec<f64>>, Vec<Vec<usize>>) {
-    let n = w.len();
-    let mut d = w.to_vec();
-    let mut next: Vec<Vec<usize>> = (0..n).map(|_| (0..n).collect()).collect();
-    for i in 0..n {
-        d[i][i] = 0.0;
-    }
-    for k in 0..n {
-        for i in 0..n {
-            for j in 0..n {
-                if d[i][k] + d[k][j] < d[i][j] {
-                    d[i][j] = d[i][k] + d[k][j];
-                    next[i][j] = next[i][k];
-                }
-            }
-        }
-    }
-    (d, next)
-}
-
-fn path(next: &[Vec<usize>], a: usize, b: usize) -> Vec<usize> {
-    let mut p = vec![a];
-    let mut cur = a;
-    while cur != b {
-        cur = next[cur][b];
-        p.push(cur);
-    }
-    p
-}
-
+/// Dense adjacency `w[i][j]` = edge weight or ∞ (a repeated pair keeps the last weight).
 fn graph(n: usize, edges: &[(usize, usize, f64)]) -> Vec<Vec<f64>> {
     let mut w = vec![vec![f64::INFINITY; n]; n];
     for &(a, b, c) in edges {
@@ -44,15 +16,28 @@ fn graph(n: usize, edges: &[(usize, usize, f64)]) -> Vec<Vec<f64>> {
     w
 }
 
+/// The estimator with every node's milestones taken along its shortest paths to the landmarks
+/// (the workspace's Dijkstra, `topologies::apsp_with_paths`), and the true distances.
 fn estimator(w: &[Vec<f64>], landmarks: &[usize]) -> (MilestoneEstimator, Vec<Vec<f64>>) {
-    let (d, next) = apsp(w);
-    let lists = (0..w.len())
+    let n = w.len();
+    let g = Csr::from_edges(
+        n,
+        (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| w[i][j].is_finite())
+            .map(|(i, j)| (i, j, w[i][j])),
+    );
+    let sp = apsp_with_paths(&g);
+    let lists = (0..n)
         .map(|a| {
             landmarks
                 .iter()
-                .flat_map(|&l| milestones_along_path(&path(&next, a, l), |x, y| w[x][y]))
+                .flat_map(|&l| milestones_along_path(&sp.path(a, l), |x, y| w[x][y]))
                 .collect()
         })
+        .collect();
+    let d = (0..n)
+        .map(|a| (0..n).map(|b| sp.dist.get(a, b)).collect())
         .collect();
     (MilestoneEstimator::from_lists(lists).unwrap(), d)
 }

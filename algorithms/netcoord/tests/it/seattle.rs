@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use netcoord::{
-    DenseMatrix, Ecdf, ErrorMetric, NeighbourConfig, VivaldiConfig, VivaldiSim, median,
+    DenseTable, Ecdf, ErrorMetric, NeighbourConfig, VivaldiConfig, VivaldiSim, median,
     pairwise_errors,
 };
 
@@ -12,7 +12,7 @@ use netcoord::{
 const PATH: &str = "../../data/latency/seattle99_median688.tsv";
 
 /// Tiny TSV reader: seconds → milliseconds; `0` off the diagonal → missing (NaN).
-fn read_matrix(path: &Path) -> DenseMatrix {
+fn read_matrix(path: &Path) -> DenseTable {
     let text = std::fs::read_to_string(path).unwrap();
     let rows: Vec<Vec<f64>> = text
         .lines()
@@ -25,7 +25,7 @@ fn read_matrix(path: &Path) -> DenseMatrix {
         .collect();
     let n = rows.len();
     assert!(rows.iter().all(|r| r.len() == n), "square matrix");
-    DenseMatrix::from_fn(n, |i, j| {
+    DenseTable::from_fn(n, |i, j| {
         let v = rows[i][j];
         if i == j {
             0.0
@@ -50,7 +50,7 @@ fn vivaldi_stable_error_on_seattle() {
     // |directed relative error| ≤ 50 % for 52–57 % of pairs (the core-selection paper reports 80 % on PlanetLab;
     // Seattle's personal devices violate the triangle inequality far more often).
     let real = read_matrix(&path);
-    assert_eq!(netcoord::Latency::n(&real), 99);
+    assert_eq!(netcoord::LatencyTable::n(&real), 99);
     let mut out = Vec::new();
     for (label, cfg, count) in [
         ("2-D, 8 nbrs", VivaldiConfig::default(), 8),

@@ -1,7 +1,7 @@
 //! Vivaldi: hand-computed updates, the random-unit-vector rule, convergence.
 
 use netcoord::{
-    Coord, DenseMatrix, ErrorMetric, HeightRule, Latency, NeighbourConfig, NeighbourStrategy,
+    Coord, DenseTable, ErrorMetric, HeightRule, LatencyTable, NeighbourConfig, NeighbourStrategy,
     VivaldiConfig, VivaldiEstimates, VivaldiNode, VivaldiSim, median, pairwise_errors,
     random_unit_vector, select_neighbours, simulate_vivaldi,
 };
@@ -171,7 +171,7 @@ fn neighbour_sets() {
     assert!(sets.iter().all(|s| s.len() == 4));
 }
 
-fn median_rel(real: &DenseMatrix, nodes: &[VivaldiNode]) -> f64 {
+fn median_rel(real: &DenseTable, nodes: &[VivaldiNode]) -> f64 {
     median(pairwise_errors(
         real,
         &VivaldiEstimates(nodes),
@@ -216,7 +216,7 @@ fn heights_help_on_access_link_data() {
         .map(|v| v[0])
         .collect();
     let base = euclidean_matrix(&pts);
-    let real = DenseMatrix::from_fn(80, |i, j| {
+    let real = DenseTable::from_fn(80, |i, j| {
         if i == j {
             0.0
         } else {

@@ -111,7 +111,7 @@ impl Experiment for CoreDiameter {
             1.0,
             p.events as f64,
         )?;
-        if let Some(n) = settings.topology.as_ref().and_then(|t| t.nodes_hint()) {
+        if let Some(n) = settings.nodes {
             for (i, &k) in p.proxy_counts.iter().enumerate() {
                 in_range(
                     &format!("params.proxy_counts.{i}"),

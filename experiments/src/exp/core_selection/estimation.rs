@@ -230,7 +230,9 @@ pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<Estima
             _ => None,
         };
         let paths = match (&topo.graph, side_ms) {
-            (Some(g), Some(s)) if want_milestones => Some(topologies::apsp_with_paths(&g.csr(s))),
+            (Some(g), Some(s)) if want_milestones => {
+                Some(topologies::apsp_with_paths(&g.try_csr(s)?))
+            }
             _ => None,
         };
         // Targets per topology node (only hosts ping).
@@ -282,7 +284,7 @@ pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<Estima
             match m {
                 LandmarkMethod::Gnp => {
                     let is_lm = |x: usize| lms.binary_search(&x).is_ok();
-                    let meas = netcoord::FnLatency::new(h, |i, j| {
+                    let meas = netcoord::FnTable::new(h, |i, j| {
                         let v = if is_lm(j) {
                             measured(i, hosts[j])
                         } else if is_lm(i) {

@@ -26,7 +26,6 @@ use serde::{Deserialize, Serialize};
 use sim_core::rng::{GLOBAL_STREAM, stream_rng, stream_seed};
 
 use crate::nodes::mercury::{App, Buffers, Host, StartMode, Traffic};
-use crate::scenario::tables::topology::{human_bytes, memory_limit};
 use crate::scenario::{KeyError, Settings};
 
 /// Which overlay a job runs.
@@ -278,26 +277,19 @@ pub const BYTES_PER_NODE: u64 = 10_000;
 pub fn node_count(settings: &Settings, default: usize) -> usize {
     match (&settings.hosts, &settings.topology) {
         (Some(h), _) => h.hosts,
-        (None, Some(t)) => t.nodes_hint().unwrap_or(default),
+        (None, Some(t)) => settings.nodes.or(t.nodes_hint()).unwrap_or(default),
         (None, None) => default,
     }
 }
 
 /// Refuses a point whose nodes would not fit in memory (`key` names the setting to lower).
 pub fn check_memory(nodes: usize, key: &str) -> Result<(), KeyError> {
-    let need = nodes as u64 * BYTES_PER_NODE;
-    let limit = memory_limit();
-    if need > limit {
-        return Err(KeyError::new(
-            key,
-            format!(
-                "{nodes} overlay nodes need about {}, more than the {} available",
-                human_bytes(need),
-                human_bytes(limit)
-            ),
-        ));
-    }
-    Ok(())
+    crate::scenario::tables::data::check_memory(
+        (nodes as u64).saturating_mul(BYTES_PER_NODE),
+        &format!("{nodes} overlay nodes"),
+        key,
+        "simulate fewer nodes",
+    )
 }
 
 /// Sum of the traffic of every host.

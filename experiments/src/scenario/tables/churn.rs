@@ -1,18 +1,18 @@
 //! `[churn]`: as written ([`RawChurn`]) and validated ([`ChurnSpec`]).
 
-use super::dist::RawDist;
+use super::dist::check;
 use crate::scenario::error::{KeyError, in_range};
 use serde::Deserialize;
-use sim_core::{Dist, Sampler, SimTime};
+use sim_core::{ChurnAction, Dist, Sampler, SimTime};
 
 /// `[churn]` as written.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RawChurn {
     /// Up-session length distribution, seconds.
-    pub session_s: Option<RawDist>,
+    pub session_s: Option<Dist>,
     /// Down-time distribution, seconds.
-    pub downtime_s: Option<RawDist>,
+    pub downtime_s: Option<Dist>,
     /// Share of departures that are crashes.
     #[serde(default)]
     pub crash_fraction: f64,
@@ -39,19 +39,7 @@ pub struct RawChurnEvent {
     /// Which node.
     pub node: u32,
     /// `join`, `leave` or `crash`.
-    pub action: ActionName,
-}
-
-/// Churn action as written.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum ActionName {
-    /// Join.
-    Join,
-    /// Graceful leave.
-    Leave,
-    /// Crash.
-    Crash,
+    pub action: ChurnAction,
 }
 
 /// Validated churn settings (node ids are checked against the node count at build).
@@ -78,14 +66,8 @@ impl RawChurn {
         let sessions = match (self.session_s, self.downtime_s) {
             (None, None) => None,
             (Some(s), Some(d)) => {
-                let s = s.validate("churn.session_s")?;
-                let d = d.validate("churn.downtime_s")?;
-                let (ss, ds) = (
-                    s.sampler()
-                        .map_err(|e| KeyError::new("churn.session_s", e.0))?,
-                    d.sampler()
-                        .map_err(|e| KeyError::new("churn.downtime_s", e.0))?,
-                );
+                let ss = check(&s, "churn.session_s")?;
+                let ds = check(&d, "churn.downtime_s")?;
                 Some((s, d, ss, ds))
             }
             (Some(_), None) => {
@@ -109,11 +91,7 @@ impl RawChurn {
             events.push(sim_core::ScheduledChurn {
                 at: SimTime::from_secs_f64(e.at_s),
                 node: e.node,
-                action: match e.action {
-                    ActionName::Join => sim_core::ChurnAction::Join,
-                    ActionName::Leave => sim_core::ChurnAction::Leave,
-                    ActionName::Crash => sim_core::ChurnAction::Crash,
-                },
+                action: e.action,
             });
         }
         Ok(ChurnSpec {
@@ -128,6 +106,40 @@ impl RawChurn {
 }
 
 impl ChurnSpec {
+    /// Check node ids and counts against a topology of `n` nodes.
+    pub fn check_nodes(&self, n: usize) -> Result<(), KeyError> {
+        for (i, e) in self.events.iter().enumerate() {
+            if e.node as usize >= n {
+                return Err(KeyError::new(
+                    &format!("churn.events.{i}.node"),
+                    format!(
+                        "names node {} but the topology has {n} nodes (0..{})",
+                        e.node,
+                        n - 1
+                    ),
+                ));
+            }
+        }
+        for (i, &d) in self.initially_down.iter().enumerate() {
+            if d as usize >= n {
+                return Err(KeyError::new(
+                    &format!("churn.initially_down.{i}"),
+                    format!(
+                        "names node {d} but the topology has {n} nodes (0..{})",
+                        n - 1
+                    ),
+                ));
+            }
+        }
+        if self.stable_nodes as usize > n {
+            return Err(KeyError::new(
+                "churn.stable_nodes",
+                format!("is {} but the topology has {n} nodes", self.stable_nodes),
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether any churn is configured.
     pub fn is_active(&self) -> bool {
         self.sessions.is_some() || !self.events.is_empty() || !self.initially_down.is_empty()

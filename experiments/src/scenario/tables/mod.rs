@@ -3,12 +3,12 @@
 //! the declaration by which an experiment says which of them it uses.
 
 pub mod churn;
+pub mod data;
 pub mod dist;
 pub mod network;
 pub mod topology;
 
 pub use churn::{ChurnSpec, RawChurn};
-pub use dist::RawDist;
 pub use network::{LatencyKind, NetworkSpec, RawNetwork};
 pub use topology::{HostSpec, RawTopology, TopologySpec};
 
@@ -109,6 +109,8 @@ pub struct Settings {
     pub network: NetworkSpec,
     /// Churn settings (none when the file has no `[churn]`).
     pub churn: ChurnSpec,
+    /// The topology's exact node count (data files are read to find it).
+    pub nodes: Option<usize>,
 }
 
 impl Settings {
@@ -142,11 +144,33 @@ impl Settings {
             .unwrap_or_default()
             .validate(topology.as_ref(), hosts.is_some())?;
         let churn = churn.unwrap_or_default().validate()?;
+        let nodes = topology.as_ref().map(data::node_count).transpose()?;
+        if let (Some(t), Some(n)) = (&topology, nodes) {
+            // With end hosts, the routers carry the dense matrix and the hosts are the
+            // simulation's nodes (a few bytes each for their attachment).
+            let hosts_n = hosts.as_ref().map(|h| h.hosts);
+            let bytes = data::topology_bytes(t, n)
+                .saturating_add(hosts_n.map_or(0, |h| (h as u64).saturating_mul(512)));
+            let fix = if hosts_n.is_some() {
+                "use fewer routers (dense matrices grow with routers²)"
+            } else {
+                "use fewer nodes (dense matrices grow with nodes²), or attach end hosts to \
+                 fewer routers with `hosts = N` (memory grows with hosts, not hosts²)"
+            };
+            data::check_memory(
+                bytes,
+                &format!("a dense {n} × {n} latency matrix and its copies"),
+                "topology",
+                fix,
+            )?;
+            churn.check_nodes(hosts_n.unwrap_or(n))?;
+        }
         Ok(Settings {
             topology,
             hosts,
             network,
             churn,
+            nodes,
         })
     }
 }

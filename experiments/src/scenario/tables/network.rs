@@ -1,10 +1,9 @@
 //! `[network]`: as written ([`RawNetwork`]) and validated ([`NetworkSpec`]).
 
-use super::dist::RawDist;
 use super::topology::TopologySpec;
 use crate::scenario::error::{KeyError, in_range, positive};
 use serde::Deserialize;
-use sim_core::{Dist, Sampler};
+use sim_core::{Dist, Ordering, Sampler};
 
 /// How the base latency between two nodes is obtained.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
@@ -30,28 +29,17 @@ pub struct RawNetwork {
     #[serde(default)]
     pub constant_ms: f64,
     /// Extra per-message delay, ms.
-    pub jitter_ms: Option<RawDist>,
+    pub jitter_ms: Option<Dist>,
     /// Loss probability.
     #[serde(default)]
     pub loss: f64,
     /// `fifo` or `reorder`.
     #[serde(default)]
-    pub ordering: OrderingName,
+    pub ordering: Ordering,
     /// Upload bandwidth per node, Mbit/s (serialization delay).
     pub uplink_mbps: Option<f64>,
     /// Keep traffic counters per node (default: the experiment's choice).
     pub per_node_stats: Option<bool>,
-}
-
-/// Link ordering as written.
-#[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum OrderingName {
-    /// FIFO links.
-    #[default]
-    Fifo,
-    /// Free reordering.
-    Reorder,
 }
 
 /// Validated network settings.
@@ -68,7 +56,7 @@ pub struct NetworkSpec {
     /// Loss probability.
     pub loss: f64,
     /// FIFO or reorder.
-    pub ordering: OrderingName,
+    pub ordering: Ordering,
     /// Uplink, bit/s.
     pub uplink_bps: Option<f64>,
     /// Per-node traffic counters (`None`: the experiment's default).
@@ -112,9 +100,10 @@ impl RawNetwork {
             _ => {}
         }
         in_range("network.constant_ms", self.constant_ms, 0.0, 1e9)?;
-        let jitter_ms = self
+        let jitter = self
             .jitter_ms
-            .map(|j| j.validate("network.jitter_ms"))
+            .as_ref()
+            .map(|j| super::dist::check(j, "network.jitter_ms"))
             .transpose()?;
         in_range("network.loss", self.loss, 0.0, 1.0)?;
         let uplink_bps = self
@@ -124,12 +113,8 @@ impl RawNetwork {
         Ok(NetworkSpec {
             latency,
             constant_ms: self.constant_ms,
-            jitter: jitter_ms
-                .as_ref()
-                .map(Dist::sampler)
-                .transpose()
-                .map_err(|e| KeyError::new("network.jitter_ms", e.0))?,
-            jitter_ms,
+            jitter,
+            jitter_ms: self.jitter_ms,
             loss: self.loss,
             ordering: self.ordering,
             uplink_bps,

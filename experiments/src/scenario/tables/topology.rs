@@ -1,14 +1,14 @@
 //! `[topology]`: as written ([`RawTopology`]) and validated ([`TopologySpec`]).
 
-use super::dist::RawDist;
 use crate::scenario::error::{KeyError, in_range, positive};
 use serde::Deserialize;
 use sim_core::Dist;
 use std::path::{Path, PathBuf};
 
-/// `[topology]` as written.
+/// `[topology]` as written: `kind = "..."` selects the variant, the other keys are its
+/// fields (read with [`RawTopology::from_table`], which keeps every error's key path).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub enum RawTopology {
     /// BRITE flat router-level Waxman (portable RNG).
     Waxman {
@@ -41,7 +41,7 @@ pub enum RawTopology {
         /// simulation's nodes are the hosts).
         hosts: Option<usize>,
         /// One-way access-link delay of each host, ms (a distribution; default 0).
-        access_ms: Option<RawDist>,
+        access_ms: Option<Dist>,
         /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
         attach: Option<AttachName>,
     },
@@ -64,7 +64,7 @@ pub enum RawTopology {
         /// simulation's nodes are the hosts).
         hosts: Option<usize>,
         /// One-way access-link delay of each host, ms (a distribution; default 0).
-        access_ms: Option<RawDist>,
+        access_ms: Option<Dist>,
         /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
         attach: Option<AttachName>,
     },
@@ -79,7 +79,7 @@ pub enum RawTopology {
         /// simulation's nodes are the hosts).
         hosts: Option<usize>,
         /// One-way access-link delay of each host, ms (a distribution; default 0).
-        access_ms: Option<RawDist>,
+        access_ms: Option<Dist>,
         /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
         attach: Option<AttachName>,
     },
@@ -101,7 +101,7 @@ pub enum RawTopology {
         /// simulation's nodes are the hosts).
         hosts: Option<usize>,
         /// One-way access-link delay of each host, ms (a distribution; default 0).
-        access_ms: Option<RawDist>,
+        access_ms: Option<Dist>,
         /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
         attach: Option<AttachName>,
     },
@@ -296,34 +296,54 @@ pub struct WaxmanSettings {
     pub placement: PlacementName,
 }
 
+/// The kinds `[topology]` accepts.
+pub const KINDS: [&str; 5] = ["waxman", "barabasi-albert", "brite", "matrix", "plane"];
+
 impl RawTopology {
+    /// Read a `[topology]` table. Errors name the key inside the table
+    /// (`topology.nodes`), not just the table.
+    pub fn from_table(t: &toml::Table) -> Result<RawTopology, KeyError> {
+        let kind = match t.get("kind") {
+            Some(toml::Value::String(k)) => k.clone(),
+            Some(other) => {
+                return Err(KeyError::new(
+                    "topology.kind",
+                    format!("must be a string, got {}", other.type_str()),
+                ));
+            }
+            None => {
+                return Err(KeyError::new(
+                    "topology.kind",
+                    format!("missing; one of {}", KINDS.join(", ")),
+                ));
+            }
+        };
+        if !KINDS.contains(&kind.as_str()) {
+            return Err(KeyError::new(
+                "topology.kind",
+                format!("unknown kind `{kind}`; one of {}", KINDS.join(", ")),
+            ));
+        }
+        let mut rest = t.clone();
+        rest.remove("kind");
+        let mut tagged = toml::Table::new();
+        tagged.insert(kind.clone(), toml::Value::Table(rest));
+        crate::scenario::error::from_value(toml::Value::Table(tagged), "topology").map_err(
+            |mut e| {
+                if e.path.get(1) == Some(&kind) {
+                    e.path.remove(1);
+                }
+                e
+            },
+        )
+    }
+
     /// Check ranges and resolve file paths (relative to `base`, the scenario's folder).
     /// Also returns the end hosts (`hosts`, `access_ms`, `attach`) when the table sets
-    /// `hosts`, and refuses a topology whose latency structures would not fit in memory
-    /// ([`memory_limit`]).
+    /// `hosts`.
     pub fn validate(self, base: &Path) -> Result<(TopologySpec, Option<HostSpec>), KeyError> {
         let hosts = self.host_spec()?;
         let spec = self.validate_kind(base)?;
-        if let Some(need) = spec.memory_estimate(hosts.as_ref()) {
-            let limit = memory_limit();
-            if need > limit {
-                let key = if hosts.is_some() { "hosts" } else { "nodes" };
-                let hint = if hosts.is_none() && !matches!(spec, TopologySpec::Plane { .. }) {
-                    "; attach end hosts to fewer routers with `hosts = N` (memory grows with \
-                     hosts, not hosts²)"
-                } else {
-                    ""
-                };
-                return Err(KeyError::new(
-                    &format!("topology.{key}"),
-                    format!(
-                        "needs about {} of memory for latencies, more than the {} available{hint}",
-                        human_bytes(need),
-                        human_bytes(limit)
-                    ),
-                ));
-            }
-        }
         Ok((spec, hosts))
     }
 
@@ -377,7 +397,10 @@ impl RawTopology {
             ));
         }
         let access_ms = match access {
-            Some(d) => d.validate("topology.access_ms")?,
+            Some(d) => {
+                super::dist::check(d, "topology.access_ms")?;
+                d.clone()
+            }
             None => Dist::Constant { value: 0.0 },
         };
         Ok(Some(HostSpec {
@@ -434,16 +457,23 @@ impl RawTopology {
                 }
                 in_range(&p("alpha"), alpha, 1e-9, 1.0)?;
                 positive(&p("beta"), beta)?;
+                let params = WaxmanSettings {
+                    nodes,
+                    hs,
+                    ls,
+                    m,
+                    alpha,
+                    beta,
+                    placement,
+                };
+                // The generator's own feasibility checks (e.g. heavy-tailed placement
+                // needs enough cells), so an impossible topology fails here, not in a job.
+                params
+                    .generator()
+                    .check()
+                    .map_err(|e| KeyError::new("topology", e.to_string()))?;
                 TopologySpec::Waxman {
-                    params: WaxmanSettings {
-                        nodes,
-                        hs,
-                        ls,
-                        m,
-                        alpha,
-                        beta,
-                        placement,
-                    },
+                    params,
                     side_ms,
                     seed,
                 }
@@ -464,6 +494,9 @@ impl RawTopology {
                     ));
                 }
                 positive(&p("side_ms"), side_ms)?;
+                ba_params(nodes, m, hs)
+                    .check()
+                    .map_err(|e| KeyError::new("topology", e.to_string()))?;
                 TopologySpec::BarabasiAlbert {
                     nodes,
                     m,
@@ -475,12 +508,7 @@ impl RawTopology {
             RawTopology::Brite { file, side_ms, .. } => {
                 positive(&p("side_ms"), side_ms)?;
                 let file = base.join(file);
-                if !file.is_file() {
-                    return Err(KeyError::new(
-                        &p("file"),
-                        format!("no such file: {}", file.display()),
-                    ));
-                }
+                check_file(&file, &p("file"))?;
                 TopologySpec::Brite { file, side_ms }
             }
             RawTopology::Matrix {
@@ -492,12 +520,7 @@ impl RawTopology {
                 ..
             } => {
                 let file = base.join(file);
-                if !file.is_file() {
-                    return Err(KeyError::new(
-                        &p("file"),
-                        format!("no such file: {}", file.display()),
-                    ));
-                }
+                check_file(&file, &p("file"))?;
                 let frame = match frame {
                     None => None,
                     Some(toml::Value::String(s)) if s == "median" => Some(FrameChoice::Median),
@@ -533,59 +556,49 @@ impl RawTopology {
     }
 }
 
-/// Bytes of one dense latency matrix entry as the environment holds it: the `f64`
-/// one-way matrix (8) plus the engine's `u32` copy (4).
-const DENSE_BYTES_PER_PAIR: u64 = 12;
+/// A data file must exist and be a file.
+fn check_file(file: &Path, key: &str) -> Result<(), KeyError> {
+    if file.is_dir() {
+        return Err(KeyError::new(
+            key,
+            format!("{} is a directory, not a file", file.display()),
+        ));
+    }
+    if !file.is_file() {
+        return Err(KeyError::new(
+            key,
+            format!("no such file: {}", file.display()),
+        ));
+    }
+    Ok(())
+}
 
-impl TopologySpec {
-    /// Bytes the latency structures of this topology need once built (dense matrices of the
-    /// routers or nodes, plus 8 bytes per attached host, or coordinates), when the size is
-    /// known without reading a file (`None` for `.brite` files and matrices without `nodes`;
-    /// those are checked after reading). The graph itself and the experiment's nodes come on
-    /// top.
-    pub fn memory_estimate(&self, hosts: Option<&HostSpec>) -> Option<u64> {
-        let n = match self {
-            TopologySpec::Plane { nodes, .. } if hosts.is_none() => {
-                let n = *nodes as u64;
-                return Some(if *nodes <= crate::environment::DENSE_LIMIT {
-                    n * n * DENSE_BYTES_PER_PAIR + 16 * n
-                } else {
-                    16 * n
-                });
-            }
-            other => other.nodes_hint()? as u64,
-        };
-        let host_bytes = hosts.map_or(0, |h| 8 * h.hosts as u64);
-        Some(
-            n.saturating_mul(n)
-                .saturating_mul(DENSE_BYTES_PER_PAIR)
-                .saturating_add(host_bytes),
-        )
+impl WaxmanSettings {
+    /// The generator's parameters (BRITE's incremental growth, the scenario's values).
+    pub fn generator(&self) -> topologies::WaxmanParams {
+        topologies::WaxmanParams {
+            n: self.nodes,
+            hs: self.hs,
+            ls: self.ls,
+            placement: match self.placement {
+                PlacementName::Random => topologies::Placement::Random,
+                PlacementName::HeavyTailed => topologies::Placement::HeavyTailed,
+            },
+            growth: topologies::Growth::Incremental,
+            m: self.m,
+            alpha: self.alpha,
+            beta: self.beta,
+            ..topologies::WaxmanParams::default()
+        }
     }
 }
 
-/// The memory a job may use for its latency structures: the machine's physical memory
-/// (`MemTotal` in `/proc/meminfo`), or 16 GiB where that cannot be read. Validation refuses
-/// topologies whose [`TopologySpec::memory_estimate`] exceeds it.
-pub fn memory_limit() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(16 << 30, |kb| kb * 1024)
-}
-
-/// `12.3 GB`, `456 MB`: a byte count for messages.
-pub fn human_bytes(b: u64) -> String {
-    let b = b as f64;
-    if b >= 1e12 {
-        format!("{:.1} TB", b / 1e12)
-    } else if b >= 1e9 {
-        format!("{:.1} GB", b / 1e9)
-    } else {
-        format!("{:.0} MB", (b / 1e6).max(1.0))
+/// Barabási–Albert generator parameters for a scenario's values.
+pub fn ba_params(nodes: usize, m: usize, hs: u32) -> topologies::BaParams {
+    topologies::BaParams {
+        n: nodes,
+        m,
+        hs,
+        bandwidth: 10.0,
     }
 }

@@ -1,0 +1,275 @@
+//! One regression test per defect found by probing the tool with bad input: everything
+//! checkable is checked before the first job, results folders are never mixed up, and
+//! errors name what is wrong.
+
+use experiments::runner::{self, FolderLock, RunOptions};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn mmvesim() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mmvesim"));
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data")
+        .join(rel)
+}
+
+fn err(text: &str) -> experiments::scenario::ScenarioError {
+    crate::parse(Path::new("/nonexistent/x.toml"), text).unwrap_err()
+}
+
+fn quiet(out: &Path) -> RunOptions {
+    RunOptions {
+        out: Some(out.to_owned()),
+        jobs: Some(1),
+        quiet: true,
+        no_plots: true,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn plots_show_every_swept_key() {
+    // The README's own example: loss × fanout. Before, `coverage` averaged over fanout.
+    let s = crate::parse(
+        Path::new("x.toml"),
+        "experiment = \"smoke\"\n[network]\nloss = 0.0\n[params]\nduration_s = 2.0\nnodes = 10\n\
+         [sweep]\n\"network.loss\" = [0.0, 0.05]\n\"params.fanout\" = [1, 2, 3, 4]\n",
+    )
+    .unwrap();
+    let m = runner::Manifest::of(&*s);
+    for p in &m.plots {
+        let shown = |k: &str| {
+            p.series.as_deref() == Some(k)
+                || p.facet.as_deref() == Some(k)
+                || p.title.contains(k)
+                || p.filter.iter().any(|(c, _)| c == k)
+        };
+        assert!(
+            shown("network.loss") && shown("params.fanout"),
+            "{}: {p:?}",
+            p.name
+        );
+    }
+    // A third swept key is named in the title.
+    let s = crate::parse(
+        Path::new("x.toml"),
+        "experiment = \"smoke\"\n[network]\nloss = 0.0\n[params]\nduration_s = 2.0\nnodes = 10\n\
+         [sweep]\n\"network.loss\" = [0.0, 0.05]\n\"params.fanout\" = [1, 2]\n\"params.ping_interval_ms\" = [100.0, 200.0]\n",
+    )
+    .unwrap();
+    let m = runner::Manifest::of(&*s);
+    let cov = m.plots.iter().find(|p| p.name == "coverage").unwrap();
+    assert!(
+        cov.title.contains("params.ping_interval_ms"),
+        "{}",
+        cov.title
+    );
+}
+
+#[test]
+fn sizes_that_cannot_fit_are_refused_with_the_estimate() {
+    let e = err("experiment = \"smoke\"\n[topology]\nkind = \"waxman\"\nnodes = 100000\n");
+    assert_eq!(e.key.as_deref(), Some("topology"), "{e}");
+    assert!(
+        e.message.contains("needs about") && e.message.contains("GB"),
+        "{e}"
+    );
+    let e =
+        err("experiment = \"smoke\"\n[topology]\nkind = \"barabasi-albert\"\nnodes = 1000000\n");
+    assert!(e.message.contains("TB"), "{e}");
+}
+
+#[test]
+fn data_files_and_every_sweep_point_are_checked_before_any_job() {
+    let planetlab = data("latency/planetlab490_median18.tsv");
+    // A node count beyond the matrix, reached only by a sweep.
+    let e = err(&format!(
+        "experiment = \"core-diameter\"\n[topology]\nkind = \"matrix\"\nfile = \"{}\"\nnodes = 10\n\
+         [params]\nproxy_counts = [5]\n[sweep]\n\"topology.nodes\" = [10, 1000]\n",
+        planetlab.display()
+    ));
+    assert!(e.message.contains("490"), "{e}");
+    assert_eq!(e.line, Some(9), "{e}");
+    // Churn node ids beyond the node count.
+    let e = err(
+        "experiment = \"smoke\"\n[topology]\nkind = \"waxman\"\nnodes = 20\n[churn]\n\
+         events = [{ at_s = 1.0, node = 25, action = \"crash\" }]\n",
+    );
+    assert_eq!(e.key.as_deref(), Some("churn.events.0.node"), "{e}");
+    let e = err(
+        "experiment = \"smoke\"\n[topology]\nkind = \"waxman\"\nnodes = 20\n[churn]\nstable_nodes = 50\n",
+    );
+    assert_eq!(e.key.as_deref(), Some("churn.stable_nodes"), "{e}");
+    // An unparsable matrix file.
+    let d = crate::runner::tmp("bad-matrix");
+    let m = d.join("m.tsv");
+    std::fs::write(&m, "0 1 2\n1 0 x\n2 1 0\n").unwrap();
+    let e = err(&format!(
+        "experiment = \"smoke\"\n[topology]\nkind = \"matrix\"\nfile = \"{}\"\n",
+        m.display()
+    ));
+    assert_eq!(e.key.as_deref(), Some("topology.file"), "{e}");
+    assert!(e.message.contains("m.tsv"), "{e}");
+    // A frame the file does not have.
+    let e = err(&format!(
+        "experiment = \"smoke\"\n[topology]\nkind = \"matrix\"\nfile = \"{}\"\nframe = 5000\n",
+        data("latency/seattle99_frames001-688.tsv.gz").display()
+    ));
+    assert_eq!(e.key.as_deref(), Some("topology.file"), "{e}");
+    // A base value that a sweep overrides is checked too.
+    let e = err(
+        "experiment = \"smoke\"\n[network]\nloss = 1.5\n[sweep]\n\"network.loss\" = [0.0, 0.1]\n",
+    );
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("network.loss"), Some(3)),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_results_folder_is_locked_and_never_mixes_scenarios() {
+    let d = crate::runner::tmp("out-reuse");
+    let a = d.join("a.toml");
+    let b = d.join("b.toml");
+    std::fs::write(
+        &a,
+        "experiment = \"smoke\"\n[params]\nduration_s = 2.0\nnodes = 10\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "experiment = \"averaging\"\n[params]\nnodes = 50\ncycles = 3\ndegree = 4\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    runner::run(&*crate::load(&a).unwrap(), &quiet(&out)).unwrap();
+    let sb = crate::load(&b).unwrap();
+    let e = runner::run(&*sb, &quiet(&out)).unwrap_err().to_string();
+    assert!(e.contains("holds the results of scenario `a`"), "{e}");
+    // --clean clears it: only b's tables are left.
+    let mut opts = quiet(&out);
+    opts.clean = true;
+    runner::run(&*sb, &opts).unwrap();
+    assert!(out.join("cycles.csv").is_file());
+    assert!(
+        !out.join("summary.csv").exists(),
+        "a's table was left behind"
+    );
+    // Two runs into one folder: the second is refused while the first holds the lock.
+    let _held = FolderLock::acquire(&out).unwrap();
+    let e = runner::run(&*sb, &opts).unwrap_err().to_string();
+    assert!(e.contains("being written by another"), "{e}");
+}
+
+#[test]
+fn temporaries_of_killed_runs_are_removed() {
+    let d = crate::runner::tmp("leftovers");
+    let f = d.join("s.toml");
+    std::fs::write(
+        &f,
+        "experiment = \"smoke\"\n[params]\nduration_s = 2.0\nnodes = 10\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    std::fs::create_dir_all(out.join("parts")).unwrap();
+    let stale = out.join("parts").join(".job-000000.json.tmp-999999");
+    std::fs::write(&stale, "{\"trunc").unwrap();
+    runner::run(&*crate::load(&f).unwrap(), &quiet(&out)).unwrap();
+    assert!(!stale.exists());
+}
+
+#[test]
+fn merge_and_plot_work_from_any_folder_with_shard_manifests() {
+    let d = crate::runner::tmp("merge-cwd");
+    let f = d.join("s.toml");
+    std::fs::write(
+        &f,
+        "experiment = \"smoke\"\nrepetitions = 3\n[params]\nduration_s = 2.0\nnodes = 10\n",
+    )
+    .unwrap();
+    let s = crate::load(&f).unwrap();
+    runner::run(&*s, &quiet(&d.join("full"))).unwrap();
+    for i in 1..=2 {
+        let mut o = quiet(&d.join(format!("s{i}")));
+        o.shard = Some(runner::Shard { index: i, count: 2 });
+        runner::run(&*s, &o).unwrap();
+        assert!(d.join(format!("s{i}/manifest.json")).is_file());
+    }
+    std::fs::remove_file(&f).unwrap();
+    let elsewhere = d.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let o = mmvesim()
+        .args(["merge", "../s1", "../s2", "--out", "../merged"])
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read(d.join("full/summary.csv")).unwrap(),
+        std::fs::read(d.join("merged/summary.csv")).unwrap()
+    );
+}
+
+#[test]
+fn durations_have_an_upper_bound() {
+    let e = err("experiment = \"smoke\"\n[params]\nduration_s = 1e12\n");
+    assert_eq!(e.key.as_deref(), Some("params.duration_s"), "{e}");
+}
+
+#[test]
+fn nonsense_options_exit_non_zero() {
+    for args in [
+        vec!["list", "--dir", "/nonexistent"],
+        vec!["reproduce", "--only", "zzz-no-such-scenario"],
+        vec!["run", "--jobs", "100000", "scenarios/smoke.toml"],
+    ] {
+        let o = mmvesim()
+            .args(&args)
+            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!e.contains("panicked"), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn error_text_names_the_key_and_the_place() {
+    // A key inside [topology].
+    let e = err("experiment = \"smoke\"\n[topology]\nkind = \"waxman\"\nnodes = \"x\"\n");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("topology.nodes"), Some(4)),
+        "{e}"
+    );
+    // A duplicate key and an integer out of range.
+    let e = err("experiment = \"smoke\"\nseed = 5\nseed = 6\n");
+    assert_eq!((e.key.as_deref(), e.line), (Some("seed"), Some(3)), "{e}");
+    let e = err("experiment = \"smoke\"\nseed = 99999999999999999999\n");
+    assert_eq!(e.key.as_deref(), Some("seed"), "{e}");
+    assert!(!e.message.contains("i128"), "{e}");
+    // Invalid UTF-8, with its place; a directory given as a scenario file.
+    let d = crate::runner::tmp("utf8");
+    let f = d.join("bad.toml");
+    std::fs::write(&f, b"experiment = \"smoke\"\n# \xff\xfe\n").unwrap();
+    let e = crate::load(&f).unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+    assert!(e.message.contains("UTF-8"), "{e}");
+    let e = crate::load(&d).unwrap_err();
+    assert!(e.message.contains("is a directory"), "{e}");
+    // A missing file is said once.
+    let o = mmvesim()
+        .args(["run", "/nonexistent/x.toml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(text.matches("no such file").count(), 1, "{text}");
+    assert!(!text.contains("os error"), "{text}");
+}
