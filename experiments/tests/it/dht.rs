@@ -416,7 +416,7 @@ fn bad_parameters_name_file_line_and_key() {
     );
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("topology.nodes"), Some(4)),
+        (Some("topology"), Some(2)),
         "{e}"
     );
     assert!(
