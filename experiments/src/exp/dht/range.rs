@@ -9,7 +9,9 @@
 //! space is cut into `regions` equal slices, an item is stored under its slice's hashed key, and
 //! a query becomes one point query per slice it overlaps; its cost is the sum, its latency the
 //! last answer. Every message of a query (routing, spreading, answers) is attributed to it
-//! exactly, so maintenance traffic running alongside is not counted.
+//! exactly, so maintenance traffic running alongside is not counted. A query the origin has
+//! not seen completed within the crate's `range_query_timeout` (10 s) is reported incomplete;
+//! the run ends 15 s after the last query is issued, so every query is settled by then.
 //!
 //! Tables: `queries` (one row per selectivity: means and quantiles), `traffic` (bytes per
 //! category over the query phase).
