@@ -9,9 +9,11 @@ use crate::experiment::Registry;
 pub mod averaging;
 pub mod core_selection;
 pub mod dht;
+pub mod migration;
 pub mod pruned_clocks;
 pub mod server_network;
 pub mod smoke;
+pub mod timelines;
 
 /// Every experiment the binary knows, in listing order.
 pub fn registry() -> Registry {
@@ -20,6 +22,7 @@ pub fn registry() -> Registry {
         .register(&averaging::Averaging)
         .register(&core_selection::CoreDiameter)
         .register(&core_selection::CoreEstimation)
+        .register(&migration::MigrationLoop)
         .register(&pruned_clocks::PrunedClocks)
         .register(&server_network::SpdEval)
         .register(&server_network::SpdGap)
@@ -28,4 +31,12 @@ pub fn registry() -> Registry {
         .register(&dht::balance::DhtBalance)
         .register(&dht::churn::DhtChurn)
         .register(&dht::discovery::DhtDiscovery)
+        .register(&server_network::SpdExample)
+        .register(&timelines::DeadReckoning)
+        .register(&timelines::SmoothCorrections)
+        .register(&timelines::SendSuppression)
+        .register(&timelines::LocalLagExp)
+        .register(&timelines::RemoteLagExp)
+        .register(&timelines::PerceptionFilterExp)
+        .register(&timelines::ClockSync)
 }

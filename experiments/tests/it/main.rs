@@ -4,6 +4,7 @@ mod cli;
 mod contract;
 mod coresel;
 mod dht;
+mod migration;
 mod plot;
 mod progress;
 mod pruned_clocks;
@@ -13,6 +14,9 @@ mod runner;
 mod scenario;
 mod smoke_props;
 mod spd;
+mod spd_example;
+mod spd_readme;
+mod timelines;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;
