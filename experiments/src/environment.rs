@@ -3,6 +3,8 @@
 //! experiment that runs the engine is set up the same way.
 
 use crate::scenario::Settings;
+use crate::scenario::tables::data::{bytes_text, machine_memory};
+use crate::scenario::tables::topology::{AttachName, HostSpec};
 use crate::scenario::tables::{ChurnSpec, LatencyKind, NetworkSpec, TopologySpec};
 use sim_core::{SimConfig, SimTime};
 use topologies::{LatencyMatrix, Topology};
@@ -32,7 +34,16 @@ pub struct EnvOptions {
 impl Settings {
     /// Build the environment of a job with seed `seed`.
     pub fn environment(&self, seed: u64, opts: EnvOptions) -> anyhow::Result<Environment> {
-        let topology = self.topology.as_ref().map(|t| t.build(seed)).transpose()?;
+        let topology = match &self.topology {
+            None => None,
+            Some(t) => {
+                let built = t.build(seed)?;
+                Some(match &self.hosts {
+                    None => built,
+                    Some(h) => built.attach_hosts(h, t.seed_for(seed))?,
+                })
+            }
+        };
         let nodes = topology.as_ref().map_or(opts.default_nodes, |t| t.n);
         let network = self.network.build(topology.as_ref())?;
         let mut config = SimConfig::new(seed);
@@ -48,18 +59,95 @@ impl Settings {
 }
 
 /// A built topology: node count, one-way latency matrix (ms) where there is one, node
-/// coordinates in ms where there are any, and the graph for graph-based kinds.
+/// coordinates in ms where there are any, and the graph for graph-based kinds. With end
+/// hosts attached to the routers ([`BuiltTopology::attach_hosts`]), the nodes are the hosts:
+/// `one_way_ms` and `coords_ms` are then `None` and `hosts` holds the router matrix and the
+/// attachments.
 #[derive(Debug, Clone)]
 pub struct BuiltTopology {
-    /// Number of nodes.
+    /// Number of nodes (the hosts, when hosts are attached).
     pub n: usize,
     /// One-way latency in ms (shortest paths for graphs, RTT/2 for measured matrices,
     /// Euclidean for planes). `None` only for very large planes (> 20,000 nodes).
     pub one_way_ms: Option<LatencyMatrix>,
     /// Coordinates in ms (x, y), for graph and plane kinds.
     pub coords_ms: Option<Vec<[f64; 2]>>,
-    /// The graph, for graph kinds.
+    /// The graph, for graph kinds (the routers, when hosts are attached).
     pub graph: Option<Topology>,
+    /// End hosts attached to the routers.
+    pub hosts: Option<AttachedHosts>,
+}
+
+/// End hosts attached to routers: the router-level one-way matrix and each host's router
+/// and access delay (the engine's [`sim_core::RouterLatency`] is built from them).
+#[derive(Debug, Clone)]
+pub struct AttachedHosts {
+    /// Router-to-router one-way latency, ms (shortest paths, or RTT/2 of a measured matrix).
+    pub routers_ms: LatencyMatrix,
+    /// Host `h`'s router and access delay.
+    pub attachments: Vec<sim_core::Attachment>,
+}
+
+impl BuiltTopology {
+    /// Turns this topology's nodes into routers and attaches `spec.hosts` end hosts to them:
+    /// each host gets a router (uniformly at random, or round-robin) and an access delay
+    /// drawn from `spec.access_ms` (negative draws count as 0), from the `"hosts"` stream of
+    /// `topo_seed`. Latency between two hosts is then access + router path + access.
+    pub fn attach_hosts(self, spec: &HostSpec, topo_seed: u64) -> anyhow::Result<BuiltTopology> {
+        use rand::RngExt;
+        let routers_ms = self
+            .one_way_ms
+            .ok_or_else(|| anyhow::anyhow!("the topology has no router latency matrix"))?;
+        let r = routers_ms.n;
+        anyhow::ensure!(r > 0, "the topology has no routers");
+        let access = spec
+            .access_ms
+            .sampler()
+            .map_err(|e| anyhow::anyhow!("topology.access_ms: {}", e.0))?;
+        let mut rng = sim_core::rng::stream_rng(topo_seed, sim_core::rng::GLOBAL_STREAM, "hosts");
+        let attachments = (0..spec.hosts)
+            .map(|h| {
+                let router = match spec.attach {
+                    AttachName::Uniform => rng.random_range(0..r),
+                    AttachName::RoundRobin => h % r,
+                } as u32;
+                let ms = access.sample(&mut rng);
+                let us = if ms.is_finite() && ms > 0.0 {
+                    (ms * 1000.0).round().min(f64::from(u32::MAX - 1)) as u32
+                } else {
+                    0
+                };
+                sim_core::Attachment {
+                    router,
+                    access_us: us,
+                }
+            })
+            .collect();
+        Ok(BuiltTopology {
+            n: spec.hosts,
+            one_way_ms: None,
+            coords_ms: None,
+            graph: self.graph,
+            hosts: Some(AttachedHosts {
+                routers_ms,
+                attachments,
+            }),
+        })
+    }
+}
+
+/// Refuses a dense `n × n` latency matrix that would not fit in memory.
+fn check_dense(n: usize, what: &str) -> anyhow::Result<()> {
+    let need = (n as u64).saturating_mul(n as u64).saturating_mul(12);
+    let limit = machine_memory();
+    anyhow::ensure!(
+        need <= limit,
+        "{what} has {n} nodes: its dense latency matrix needs about {}, more than the {} \
+         available; attach end hosts to fewer routers (`[topology] hosts`)",
+        bytes_text(need),
+        bytes_text(limit)
+    );
+    Ok(())
 }
 
 /// Largest plane for which a dense latency matrix is built.
@@ -78,6 +166,20 @@ impl TopologySpec {
         }
     }
 
+    /// The seed the topology (and its end hosts) are drawn with: a fixed `topology.seed`,
+    /// else one derived from the repetition seed `seed`.
+    pub fn seed_for(&self, seed: u64) -> u64 {
+        let fixed = match self {
+            TopologySpec::Waxman { seed, .. }
+            | TopologySpec::BarabasiAlbert { seed, .. }
+            | TopologySpec::Plane { seed, .. } => *seed,
+            TopologySpec::Brite { .. } | TopologySpec::Matrix { .. } => None,
+        };
+        fixed.unwrap_or_else(|| {
+            sim_core::rng::stream_seed(seed, sim_core::rng::GLOBAL_STREAM, "topology")
+        })
+    }
+
     /// Generate or read the topology. `seed` is the repetition seed (a fixed
     /// `topology.seed` overrides it).
     pub fn build(&self, seed: u64) -> anyhow::Result<BuiltTopology> {
@@ -87,6 +189,7 @@ impl TopologySpec {
             })
         };
         let from_graph = |g: Topology, side_ms: f64| -> anyhow::Result<BuiltTopology> {
+            check_dense(g.n(), "the topology")?;
             let csr = g.try_csr(side_ms)?;
             let dist = topologies::apsp(&csr);
             let scale = side_ms / g.plane_side;
@@ -100,6 +203,7 @@ impl TopologySpec {
                 one_way_ms: Some(dist),
                 coords_ms: Some(coords),
                 graph: Some(g),
+                hosts: None,
             })
         };
         Ok(match self {
@@ -145,6 +249,7 @@ impl TopologySpec {
                     one_way_ms: Some(half),
                     coords_ms: None,
                     graph: None,
+                    hosts: None,
                 }
             }
             TopologySpec::Plane {
@@ -173,6 +278,7 @@ impl TopologySpec {
                     one_way_ms: one_way,
                     coords_ms: Some(coords),
                     graph: None,
+                    hosts: None,
                 }
             }
         })
@@ -182,12 +288,22 @@ impl TopologySpec {
 impl NetworkSpec {
     /// Build the engine's network for `topo` (or `n` nodes without a topology).
     pub fn build(&self, topo: Option<&BuiltTopology>) -> anyhow::Result<sim_core::Network> {
-        use sim_core::{ConstantLatency, CoordinateLatency, LatencyModel, MatrixLatency};
+        use sim_core::{
+            ConstantLatency, CoordinateLatency, LatencyModel, MatrixLatency, RouterLatency,
+        };
         let latency: LatencyModel = match (self.latency, topo) {
             (LatencyKind::Constant, _) => {
                 ConstantLatency(SimTime::from_millis_f64(self.constant_ms)).into()
             }
             (LatencyKind::Topology, Some(t)) => match (&t.one_way_ms, &t.coords_ms) {
+                _ if t.hosts.is_some() => {
+                    let h = t.hosts.as_ref().expect("checked");
+                    let r = &h.routers_ms;
+                    let routers = MatrixLatency::from_micros(r.n, r.to_micros_u32());
+                    RouterLatency::new(routers, h.attachments.clone())
+                        .map_err(|e| anyhow::anyhow!("end hosts: {e}"))?
+                        .into()
+                }
                 (Some(m), _) => MatrixLatency::from_micros(m.n, m.to_micros_u32()).into(),
                 (None, Some(c)) => {
                     CoordinateLatency::new(c.iter().map(|p| [p[0], p[1], 0.0]).collect(), 1.0)

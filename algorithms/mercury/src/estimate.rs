@@ -231,6 +231,9 @@ impl Histogram {
 #[derive(Clone, Debug, Default)]
 pub struct SampleSet {
     items: Vec<(Sample, u64)>,
+    /// Bumped whenever the held samples change (so a consumer can skip rebuilding from
+    /// unchanged samples).
+    version: u64,
 }
 
 impl SampleSet {
@@ -242,20 +245,36 @@ impl SampleSet {
         if let Some(e) = self.items.iter_mut().find(|e| e.0.peer.addr == s.peer.addr) {
             if created >= e.1 {
                 *e = (s, created);
+                self.version += 1;
             }
         } else {
             self.items.push((s, created));
+            self.version += 1;
         }
     }
 
     /// Drops samples older than `life`.
     pub fn expire(&mut self, now: u64, life: u64) {
+        let before = self.items.len();
         self.items.retain(|e| now.saturating_sub(e.1) < life);
+        if self.items.len() != before {
+            self.version += 1;
+        }
     }
 
     /// Drops the sample of `addr`.
     pub fn remove(&mut self, addr: Addr) {
+        let before = self.items.len();
         self.items.retain(|e| e.0.peer.addr != addr);
+        if self.items.len() != before {
+            self.version += 1;
+        }
+    }
+
+    /// A counter that changes whenever the held samples change.
+    #[must_use]
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// The samples (arrival order).

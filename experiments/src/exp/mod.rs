@@ -8,6 +8,7 @@ use crate::experiment::Registry;
 
 pub mod averaging;
 pub mod core_selection;
+pub mod dht;
 pub mod migration;
 pub mod pruned_clocks;
 pub mod server_network;
@@ -25,6 +26,11 @@ pub fn registry() -> Registry {
         .register(&pruned_clocks::PrunedClocks)
         .register(&server_network::SpdEval)
         .register(&server_network::SpdGap)
+        .register(&dht::lookup::DhtLookup)
+        .register(&dht::range::DhtRange)
+        .register(&dht::balance::DhtBalance)
+        .register(&dht::churn::DhtChurn)
+        .register(&dht::discovery::DhtDiscovery)
         .register(&server_network::SpdExample)
         .register(&timelines::DeadReckoning)
         .register(&timelines::SmoothCorrections)

@@ -3,6 +3,7 @@
 mod cli;
 mod contract;
 mod coresel;
+mod dht;
 mod migration;
 mod plot;
 mod progress;

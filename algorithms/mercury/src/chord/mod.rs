@@ -120,6 +120,12 @@ impl ChordNode {
         self.me
     }
 
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &ChordConfig {
+        &self.cfg
+    }
+
     /// Phase.
     #[must_use]
     pub fn phase(&self) -> ChordPhase {

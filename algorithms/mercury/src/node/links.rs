@@ -47,9 +47,27 @@ impl<P: Payload> MercuryNode<P> {
         } else {
             n >= 2.0 * self.basis || n <= self.basis / 2.0
         };
-        if !rebuild {
+        if rebuild {
+            self.rebuild_links(now, k, out);
+        }
+    }
+
+    /// Re-draws every long link now, in a new epoch, from the current `n̂` and rank → value
+    /// map, as the periodic check does when `n̂` doubles or halves. A driver uses it to make a
+    /// ring whose links were installed from exact ranks ([`crate::build::static_ring`]) draw
+    /// them from its own sampled histogram instead, once sampling has warmed up. Does nothing
+    /// unless the node serves a range.
+    pub fn redraw_links(&mut self, now: u64, out: &mut Output<P>) {
+        if !self.serving() {
             return;
         }
+        self.table.dirty = true;
+        let k = self.cfg.long_links.count(self.n_hat);
+        self.rebuild_links(now, k, out);
+    }
+
+    fn rebuild_links(&mut self, now: u64, k: usize, out: &mut Output<P>) {
+        let n = self.n_hat;
         self.epoch = self.epoch.wrapping_add(1);
         self.basis = n;
         let old = std::mem::take(&mut self.long);
@@ -421,6 +439,13 @@ impl<P: Payload> MercuryNode<P> {
     pub(super) fn build_histogram(&mut self, now: u64) {
         self.nc_samples.expire(now, self.cfg.node_count_sample_life);
         let own = (self.range, self.local_avg_span(now));
+        // The build is a pure function of the samples and our own point: when neither
+        // changed since the last build, it would give the same histogram (and `n̂`).
+        let inputs = (self.nc_samples.version(), own.0, own.1.to_bits());
+        if self.hist_inputs == Some(inputs) {
+            return;
+        }
+        self.hist_inputs = Some(inputs);
         let samples = self.nc_samples.iter().map(|s| (s.peer.range, s.value));
         self.hist.build(samples.chain(std::iter::once(own)));
         if self.hist.n_hat() > 0.0 {

@@ -133,6 +133,8 @@ pub struct MercuryNode<P> {
     store: SoftStore<P>,
     oracle: Option<Arc<RingOracle>>,
     hist: Histogram,
+    /// Inputs of the last histogram build: (sample-set version, own range, own span bits).
+    hist_inputs: Option<(u64, Interval, u64)>,
     n_hat: f64,
     nc_samples: SampleSet,
     load_samples: SampleSet,
@@ -177,6 +179,7 @@ impl<P: Payload> MercuryNode<P> {
             store: SoftStore::default(),
             oracle: None,
             hist: Histogram::default(),
+            hist_inputs: None,
             n_hat: 1.0,
             nc_samples: SampleSet::default(),
             load_samples: SampleSet::default(),
@@ -202,6 +205,7 @@ impl<P: Payload> MercuryNode<P> {
         self.succs.clear();
         self.pred = None;
         self.n_hat = 1.0;
+        self.hist_inputs = None;
         out.event(crate::Event::Joined { range: self.range });
         self.arm_periodic(now, out);
     }
@@ -226,6 +230,7 @@ impl<P: Payload> MercuryNode<P> {
     /// Supplies (or replaces) the exact ring snapshot used in [`Estimation::Oracle`] mode.
     pub fn set_oracle(&mut self, oracle: Arc<RingOracle>) {
         self.n_hat = oracle.len().max(1) as f64;
+        self.hist_inputs = None;
         self.oracle = Some(oracle);
         self.resize_cache();
     }
@@ -538,6 +543,7 @@ impl<P: Payload> MercuryNode<P> {
         self.pred = pred.map(|peer| Link { peer, heard: 0 });
         self.succs = succs.iter().map(|&peer| Link { peer, heard: 0 }).collect();
         self.n_hat = n.max(1.0);
+        self.hist_inputs = None;
         self.resize_cache();
     }
 

@@ -294,3 +294,107 @@ fn quirk_flags_change_behaviour() {
     assert_eq!(off, 0);
     assert!(on > 0);
 }
+
+/// The midpoint-split layout, replayed naively: a flat list of ranges scanned for the owner of
+/// each draw (the same random stream as `build::split_ring`).
+fn split_ring_naive(n: usize, seed: u64) -> Vec<(Addr, Interval)> {
+    use rand::SeedableRng;
+    let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut ring: Vec<(Addr, Interval)> = vec![(0, Interval::full(0))];
+    for joiner in 1..n {
+        let v: u64 = r.random();
+        let i = ring.iter().position(|(_, iv)| iv.contains(v)).unwrap();
+        if let Some((lower, upper)) = ring[i].1.split_mid() {
+            let owner = ring[i].0;
+            ring[i] = (owner, upper);
+            ring.push((joiner as Addr, lower));
+        }
+    }
+    ring.sort_by_key(|m| m.1.lo);
+    ring
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// `split_ring` gives exactly the ranges of `n` midpoint-split joins (checked against a
+    /// naive replay), a valid ring, and power-of-two range lengths.
+    #[test]
+    fn split_ring_matches_naive_joins(n in 1usize..300, seed in any::<u64>()) {
+        let fast = build::split_ring(n, seed);
+        prop_assert_eq!(&fast, &split_ring_naive(n, seed));
+        prop_assert_eq!(fast.len(), n);
+        prop_assert!(build::check_ring(&fast).is_ok());
+        for (_, iv) in &fast {
+            prop_assert!(iv.len().is_power_of_two());
+        }
+    }
+}
+
+/// `redraw_links` starts a new epoch at every member: after sampling warmed up, every node's
+/// links come from the new draw (a later epoch than any link it held), the ring still answers every lookup, and an idle
+/// node does nothing.
+#[test]
+fn redraw_links_replaces_every_link() {
+    use crate::common::cfg;
+    use mercury::{Event, Output};
+    let members = build::split_ring(64, 9);
+    let c = cfg(|_| {});
+    // Split-ring addresses are not in ring order: the driver wants `nodes[a]` at address a.
+    let (mut nodes, _) = build::static_ring::<u32>(c.clone(), &members, 3).unwrap();
+    nodes.sort_by_key(mercury::MercuryNode::addr);
+    let mut net = crate::driver::Net::new(nodes, Latency::Uniform(MS, 20 * MS), 3);
+    start_all(&mut net);
+    net.run_until(60 * SEC);
+    crate::common::check_ring(&net.nodes, &net.up).expect("ring intact after 60 s");
+    let before: Vec<u32> = net
+        .nodes
+        .iter()
+        .map(|n| {
+            n.long_slots()
+                .iter()
+                .map(|s| s.link_epoch)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for a in 0..64u32 {
+        net.call(a, |n, now, out| n.redraw_links(now, out));
+    }
+    net.run_until(75 * SEC);
+    for n in &net.nodes {
+        let k = n.long_slots().len();
+        assert!(
+            k >= 5,
+            "node {} has {k} slots (n̂ = {})",
+            n.addr(),
+            n.n_hat()
+        );
+        for s in n.long_slots() {
+            assert!(
+                s.link_epoch > before[n.addr() as usize],
+                "node {}: {s:?}, epoch before {}",
+                n.addr(),
+                before[n.addr() as usize]
+            );
+            assert!(s.link.is_some());
+        }
+    }
+    let mut r = rng(4);
+    for _ in 0..200 {
+        let o = r.random_range(0..64u32);
+        let key: u64 = r.random();
+        net.call(o, |n, now, out| n.lookup(now, key, out)).unwrap();
+    }
+    net.run_until(80 * SEC);
+    let done = net
+        .events
+        .iter()
+        .filter(|(_, _, e)| matches!(e, Event::LookupDone { .. }))
+        .count();
+    assert_eq!(done, 200);
+    let mut idle = mercury::MercuryNode::<u32>::new(99, c, 1).unwrap();
+    let mut out: Output<u32> = Output::new();
+    idle.redraw_links(0, &mut out);
+    assert!(out.is_empty());
+}

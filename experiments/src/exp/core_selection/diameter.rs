@@ -91,6 +91,7 @@ impl Experiment for CoreDiameter {
     };
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        settings.reject_hosts(Self::NAME)?;
         in_range("params.max_size", p.max_size as f64, p.min_size as f64, 1e5)?;
         in_range(
             "params.initial_size",

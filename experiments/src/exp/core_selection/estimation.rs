@@ -677,7 +677,8 @@ impl Experiment for CoreEstimation {
         churn: Use::Unused,
     };
 
-    fn check(&self, p: &Params, _settings: &Settings) -> Result<(), KeyError> {
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        settings.reject_hosts(Self::NAME)?;
         if !p.neighbours.is_empty() && !p.rates_hz.is_empty() && p.log_times_min.is_empty() {
             return Err(KeyError::new(
                 "params.log_times_min",

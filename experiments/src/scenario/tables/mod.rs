@@ -10,7 +10,7 @@ pub mod topology;
 
 pub use churn::{ChurnSpec, RawChurn};
 pub use network::{LatencyKind, NetworkSpec, RawNetwork};
-pub use topology::{RawTopology, TopologySpec};
+pub use topology::{HostSpec, RawTopology, TopologySpec};
 
 use super::error::KeyError;
 
@@ -100,8 +100,11 @@ impl Tables {
 /// The validated shared tables of one sweep point (units resolved).
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// Topology, if the file has one.
+    /// Topology, if the file has one (the routers, when `hosts` is set).
     pub topology: Option<TopologySpec>,
+    /// End hosts attached to the topology's routers (`[topology] hosts`): then the
+    /// simulation's nodes are the hosts.
+    pub hosts: Option<HostSpec>,
     /// Network settings (defaults when the file has no `[network]`).
     pub network: NetworkSpec,
     /// Churn settings (none when the file has no `[churn]`).
@@ -111,6 +114,20 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Fails (at `topology.hosts`) when the scenario attaches end hosts to routers: for
+    /// experiments that read the topology's node-to-node matrix directly.
+    pub fn reject_hosts(&self, experiment: &str) -> Result<(), KeyError> {
+        match self.hosts {
+            Some(_) => Err(KeyError::new(
+                "topology.hosts",
+                format!(
+                    "experiment `{experiment}` uses the topology's nodes directly; remove `hosts`"
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Validate the shared tables of one point (`base`: the scenario's folder, against
     /// which file paths resolve).
     pub fn validate(
@@ -119,21 +136,38 @@ impl Settings {
         churn: Option<RawChurn>,
         base: &std::path::Path,
     ) -> Result<Settings, KeyError> {
-        let topology = topology.map(|t| t.validate(base)).transpose()?;
-        let network = network.unwrap_or_default().validate(topology.as_ref())?;
+        let (topology, hosts) = match topology.map(|t| t.validate(base)).transpose()? {
+            Some((t, h)) => (Some(t), h),
+            None => (None, None),
+        };
+        let network = network
+            .unwrap_or_default()
+            .validate(topology.as_ref(), hosts.is_some())?;
         let churn = churn.unwrap_or_default().validate()?;
         let nodes = topology.as_ref().map(data::node_count).transpose()?;
         if let (Some(t), Some(n)) = (&topology, nodes) {
+            // With end hosts, the routers carry the dense matrix and the hosts are the
+            // simulation's nodes (a few bytes each for their attachment).
+            let hosts_n = hosts.as_ref().map(|h| h.hosts);
+            let bytes = data::topology_bytes(t, n)
+                .saturating_add(hosts_n.map_or(0, |h| (h as u64).saturating_mul(512)));
+            let fix = if hosts_n.is_some() {
+                "use fewer routers (dense matrices grow with routers²)"
+            } else {
+                "use fewer nodes (dense matrices grow with nodes²), or attach end hosts to \
+                 fewer routers with `hosts = N` (memory grows with hosts, not hosts²)"
+            };
             data::check_memory(
-                data::topology_bytes(t, n),
+                bytes,
                 &format!("a dense {n} × {n} latency matrix and its copies"),
                 "topology",
-                "use fewer nodes (dense matrices grow with nodes²)",
+                fix,
             )?;
-            churn.check_nodes(n)?;
+            churn.check_nodes(hosts_n.unwrap_or(n))?;
         }
         Ok(Settings {
             topology,
+            hosts,
             network,
             churn,
             nodes,

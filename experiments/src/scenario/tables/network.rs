@@ -65,7 +65,13 @@ pub struct NetworkSpec {
 
 impl RawNetwork {
     /// Check ranges.
-    pub fn validate(self, topology: Option<&TopologySpec>) -> Result<NetworkSpec, KeyError> {
+    /// `hosts`: the topology attaches end hosts to its routers (then there are no host
+    /// coordinates, so `euclidean` is refused).
+    pub fn validate(
+        self,
+        topology: Option<&TopologySpec>,
+        hosts: bool,
+    ) -> Result<NetworkSpec, KeyError> {
         let latency = self.latency.unwrap_or(if topology.is_some() {
             LatencyKind::Topology
         } else {
@@ -76,6 +82,13 @@ impl RawNetwork {
                 return Err(KeyError::new(
                     "network.latency",
                     "needs a [topology] table (or use latency = \"constant\")",
+                ));
+            }
+            (LatencyKind::Euclidean, Some(_)) if hosts => {
+                return Err(KeyError::new(
+                    "network.latency",
+                    "end hosts attached to routers have no coordinates; use \"topology\" \
+                     (access delay + router path + access delay)",
                 ));
             }
             (LatencyKind::Euclidean, Some(TopologySpec::Matrix { .. })) => {

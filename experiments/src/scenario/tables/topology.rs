@@ -2,6 +2,7 @@
 
 use crate::scenario::error::{KeyError, in_range, positive};
 use serde::Deserialize;
+use sim_core::Dist;
 use std::path::{Path, PathBuf};
 
 /// `[topology]` as written: `kind = "..."` selects the variant, the other keys are its
@@ -36,6 +37,13 @@ pub enum RawTopology {
         placement: PlacementName,
         /// Fix the topology across repetitions with this seed (default: per repetition).
         seed: Option<u64>,
+        /// End hosts attached to the routers (the topology's nodes become routers; the
+        /// simulation's nodes are the hosts).
+        hosts: Option<usize>,
+        /// One-way access-link delay of each host, ms (a distribution; default 0).
+        access_ms: Option<Dist>,
+        /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
+        attach: Option<AttachName>,
     },
     /// Barabási–Albert preferential attachment.
     BarabasiAlbert {
@@ -52,6 +60,13 @@ pub enum RawTopology {
         hs: u32,
         /// Fixed topology seed.
         seed: Option<u64>,
+        /// End hosts attached to the routers (the topology's nodes become routers; the
+        /// simulation's nodes are the hosts).
+        hosts: Option<usize>,
+        /// One-way access-link delay of each host, ms (a distribution; default 0).
+        access_ms: Option<Dist>,
+        /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
+        attach: Option<AttachName>,
     },
     /// A `.brite` file (C++ or Java layout).
     Brite {
@@ -60,6 +75,13 @@ pub enum RawTopology {
         /// Latency of one side of the plane, ms.
         #[serde(default = "d_side")]
         side_ms: f64,
+        /// End hosts attached to the routers (the topology's nodes become routers; the
+        /// simulation's nodes are the hosts).
+        hosts: Option<usize>,
+        /// One-way access-link delay of each host, ms (a distribution; default 0).
+        access_ms: Option<Dist>,
+        /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
+        attach: Option<AttachName>,
     },
     /// A measured latency matrix (RTTs).
     Matrix {
@@ -75,6 +97,13 @@ pub enum RawTopology {
         frame: Option<toml::Value>,
         /// Use only the first `nodes` rows/columns.
         nodes: Option<usize>,
+        /// End hosts attached to the routers (the topology's nodes become routers; the
+        /// simulation's nodes are the hosts).
+        hosts: Option<usize>,
+        /// One-way access-link delay of each host, ms (a distribution; default 0).
+        access_ms: Option<Dist>,
+        /// How hosts are spread over routers: `uniform` (default) or `round-robin`.
+        attach: Option<AttachName>,
     },
     /// Nodes placed uniformly on a plane; latency = Euclidean distance.
     Plane {
@@ -117,6 +146,32 @@ pub enum PlacementName {
     /// BRITE heavy-tailed.
     HeavyTailed,
 }
+
+/// How end hosts are spread over the routers (`[topology] attach`).
+#[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AttachName {
+    /// Each host behind a router drawn uniformly at random (independently per host).
+    #[default]
+    Uniform,
+    /// Host `h` behind router `h mod routers` (as even as possible).
+    RoundRobin,
+}
+
+/// End hosts attached to a router-level topology (validated `hosts`, `access_ms`,
+/// `attach` of `[topology]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostSpec {
+    /// Number of hosts: the simulation's nodes.
+    pub hosts: usize,
+    /// One-way access-link delay per host, ms (negative draws count as 0).
+    pub access_ms: Dist,
+    /// Spreading over routers.
+    pub attach: AttachName,
+}
+
+/// Most end hosts a topology may carry (node ids are 32-bit; memory is checked separately).
+pub const MAX_HOSTS: usize = 100_000_000;
 
 /// Time unit name.
 #[derive(Debug, Clone, Copy, Deserialize, Default, PartialEq, Eq)]
@@ -284,7 +339,78 @@ impl RawTopology {
     }
 
     /// Check ranges and resolve file paths (relative to `base`, the scenario's folder).
-    pub fn validate(self, base: &Path) -> Result<TopologySpec, KeyError> {
+    /// Also returns the end hosts (`hosts`, `access_ms`, `attach`) when the table sets
+    /// `hosts`.
+    pub fn validate(self, base: &Path) -> Result<(TopologySpec, Option<HostSpec>), KeyError> {
+        let hosts = self.host_spec()?;
+        let spec = self.validate_kind(base)?;
+        Ok((spec, hosts))
+    }
+
+    /// The validated `hosts`, `access_ms` and `attach` keys (`None` without `hosts`).
+    fn host_spec(&self) -> Result<Option<HostSpec>, KeyError> {
+        let (hosts, access, attach) = match self {
+            RawTopology::Waxman {
+                hosts,
+                access_ms,
+                attach,
+                ..
+            }
+            | RawTopology::BarabasiAlbert {
+                hosts,
+                access_ms,
+                attach,
+                ..
+            }
+            | RawTopology::Brite {
+                hosts,
+                access_ms,
+                attach,
+                ..
+            }
+            | RawTopology::Matrix {
+                hosts,
+                access_ms,
+                attach,
+                ..
+            } => (hosts, access_ms, attach),
+            RawTopology::Plane { .. } => return Ok(None),
+        };
+        let Some(n) = *hosts else {
+            for (k, set) in [
+                ("access_ms", access.is_some()),
+                ("attach", attach.is_some()),
+            ] {
+                if set {
+                    return Err(KeyError::new(
+                        &format!("topology.{k}"),
+                        "only applies with `hosts` (end hosts attached to the routers)",
+                    ));
+                }
+            }
+            return Ok(None);
+        };
+        if !(1..=MAX_HOSTS).contains(&n) {
+            return Err(KeyError::new(
+                "topology.hosts",
+                format!("must be in [1, {MAX_HOSTS}], got {n}"),
+            ));
+        }
+        let access_ms = match access {
+            Some(d) => {
+                super::dist::check(d, "topology.access_ms")?;
+                d.clone()
+            }
+            None => Dist::Constant { value: 0.0 },
+        };
+        Ok(Some(HostSpec {
+            hosts: n,
+            access_ms,
+            attach: attach.unwrap_or_default(),
+        }))
+    }
+
+    fn validate_kind(self, base: &Path) -> Result<TopologySpec, KeyError> {
         let p = |k: &str| format!("topology.{k}");
         let nodes_ok = |n: usize| -> Result<usize, KeyError> {
             if (2..=10_000_000).contains(&n) {
@@ -307,6 +433,7 @@ impl RawTopology {
                 beta,
                 placement,
                 seed,
+                ..
             } => {
                 let nodes = nodes_ok(nodes)?;
                 positive(&p("side_ms"), side_ms)?;
@@ -357,6 +484,7 @@ impl RawTopology {
                 side_ms,
                 hs,
                 seed,
+                ..
             } => {
                 let nodes = nodes_ok(nodes)?;
                 if m == 0 || m >= nodes {
@@ -377,7 +505,7 @@ impl RawTopology {
                     seed,
                 }
             }
-            RawTopology::Brite { file, side_ms } => {
+            RawTopology::Brite { file, side_ms, .. } => {
                 positive(&p("side_ms"), side_ms)?;
                 let file = base.join(file);
                 check_file(&file, &p("file"))?;
@@ -389,6 +517,7 @@ impl RawTopology {
                 missing,
                 frame,
                 nodes,
+                ..
             } => {
                 let file = base.join(file);
                 check_file(&file, &p("file"))?;

@@ -1,0 +1,330 @@
+//! `dht-churn`: lookup success and latency while nodes join, leave and crash.
+//!
+//! A static ring of `n` members runs its maintenance; from `[churn] start_s` every node
+//! alternates up and down sessions drawn from `[churn]` (a departure is a crash with
+//! probability `crash_fraction`, else a graceful leave that hands its range over). A node
+//! coming back forgets everything and joins again through a random live node (Mercury: at
+//! the owner of a random value). Every member issues lookups as a Poisson process; a lookup
+//! succeeds when its answer arrives within `timeout_s`, fails otherwise, and is left out when
+//! its origin went down first. Mercury runs with sampled `n̂` (an exact oracle cannot follow
+//! churn); Chord with OverSim's periods.
+//!
+//! Tables: `timeseries` (per window: success, mean latency and hops, members, lookups),
+//! `summary` (over the churn phase: success, latency quantiles, churn events, bytes per node
+//! per second by category).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sim_core::{SimTime, Simulation};
+
+use super::workload::{LookupApp, LookupPlan, LookupRecorder};
+use super::{
+    KeyDist, Keys, Layout, Ring, check_memory, chord_hosts, mercury_config, mercury_hosts,
+    mercury_members, node_count, total_traffic,
+};
+use crate::environment::EnvOptions;
+use crate::experiment::{Experiment, Job};
+use crate::nodes::mercury::{CATEGORIES, Host, Overlay, Traffic};
+use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::row;
+use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
+use crate::table::Table;
+
+/// `[params]` of `dht-churn`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// The overlay: `mercury-sampled` or `chord`.
+    pub ring: Ring,
+    /// Ring size without a `[topology]`.
+    #[schemars(range(min = 2, max = 10_000_000))]
+    pub nodes: usize,
+    /// Initial range layout of the Mercury ring.
+    pub layout: Layout,
+    /// Route cache on Mercury (`2 log2 n̂` entries).
+    pub cache: bool,
+    /// Keys looked up.
+    pub keys: KeyDist,
+    /// Lookups per member per second.
+    #[schemars(range(min = 0.0, max = 1e4))]
+    pub lookup_rate_hz: f64,
+    /// Simulated time, seconds.
+    #[schemars(range(min = 1.0, max = 1e6))]
+    pub duration_s: f64,
+    /// Length of a time-series window, seconds.
+    #[schemars(range(min = 0.1, max = 1e5))]
+    pub sample_s: f64,
+    /// An answer later than this counts as a failure, seconds.
+    #[schemars(range(min = 0.001, max = 1e5))]
+    pub timeout_s: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            ring: Ring::MercurySampled,
+            nodes: 1000,
+            layout: Layout::Split,
+            cache: true,
+            keys: KeyDist::Uniform,
+            lookup_rate_hz: 0.1,
+            duration_s: 1800.0,
+            sample_s: 60.0,
+            timeout_s: 10.0,
+        }
+    }
+}
+
+/// The `dht-churn` experiment.
+pub struct DhtChurn;
+
+struct Out {
+    rec: LookupRecorder,
+    members: Vec<(f64, usize, usize)>,
+    traffic_from_start: Traffic,
+    joins: f64,
+    leaves: f64,
+    crashes: f64,
+    /// Joins started by the hosts (churn joins plus restarts of stuck joins).
+    rejoins: u64,
+    events: u64,
+    n: usize,
+}
+
+fn drive<O: Overlay>(
+    job: &Job<'_, Params>,
+    hosts: Vec<Host<O, LookupApp>>,
+    rec: Rc<RefCell<LookupRecorder>>,
+    env: crate::environment::Environment,
+    churn_start: SimTime,
+) -> Out {
+    let p = job.params();
+    let n = hosts.len();
+    let mut sim = Simulation::new(hosts, env.network, env.config);
+    let end = SimTime::from_secs_f64(p.duration_s);
+    let step = SimTime::from_secs_f64(p.sample_s);
+    let mut members = Vec::new();
+    let mut t = SimTime::ZERO;
+    let mut at_start = None;
+    while t < end {
+        let next = (t + step).min(end);
+        if at_start.is_none() && churn_start <= next {
+            sim.run_until(churn_start);
+            at_start = Some(total_traffic(sim.nodes().map(|h| h.traffic())));
+        }
+        sim.run_until(next);
+        t = next;
+        job.progress
+            .report(t.as_secs_f64() / end.as_secs_f64(), sim.events_processed());
+        let m = sim
+            .nodes()
+            .enumerate()
+            .filter(|(i, h)| sim.is_alive(*i as u32) && h.overlay().is_member())
+            .count();
+        members.push((t.as_secs_f64(), sim.alive_count(), m));
+    }
+    for h in sim.nodes_mut() {
+        h.app_mut().settle(end.as_nanos());
+    }
+    let mut traffic = total_traffic(sim.nodes().map(|h| h.traffic()));
+    let base = at_start.unwrap_or_default();
+    for k in 0..4 {
+        traffic.msgs[k] -= base.msgs[k];
+        traffic.bytes[k] -= base.bytes[k];
+    }
+    let metric = |name| sim.metrics().counter(name, sim_core::Scope::Global);
+    let (joins, leaves, crashes) = (
+        metric("churn_joins"),
+        metric("churn_leaves"),
+        metric("churn_crashes"),
+    );
+    let rejoins = sim.nodes().map(|h| u64::from(h.joins())).sum::<u64>();
+    let events = sim.events_processed();
+    drop(sim);
+    let rec = Rc::try_unwrap(rec)
+        .map(RefCell::into_inner)
+        .unwrap_or_else(|r| std::mem::take(&mut *r.borrow_mut()));
+    Out {
+        rec,
+        members,
+        traffic_from_start: traffic,
+        joins,
+        leaves,
+        crashes,
+        rejoins,
+        events,
+        n,
+    }
+}
+
+impl Experiment for DhtChurn {
+    type Params = Params;
+    const NAME: &'static str = "dht-churn";
+    const ABOUT: &'static str = "lookup success and latency under churn (session-time distributions from [churn]): Mercury with sampled n̂ vs Chord";
+    const TABLES: Tables = Tables {
+        topology: Use::Optional,
+        network: Use::Optional,
+        churn: Use::Required,
+    };
+
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        if !matches!(p.ring, Ring::MercurySampled | Ring::Chord) {
+            return Err(KeyError::new(
+                "params.ring",
+                "under churn use `mercury-sampled` or `chord` (an exact oracle cannot follow membership)",
+            ));
+        }
+        let n = node_count(settings, p.nodes);
+        check_memory(n, "params.nodes")?;
+        in_range("params.sample_s", p.sample_s, 0.1, p.duration_s)?;
+        Ok(())
+    }
+
+    fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
+        let p = job.params();
+        let env = job.environment(EnvOptions {
+            default_nodes: p.nodes,
+            per_node_stats: false,
+        })?;
+        let n = env.nodes;
+        let churn_start = job.settings().churn.start;
+        let window = SimTime::from_secs_f64(p.sample_s).as_nanos();
+        let plan = Rc::new(LookupPlan {
+            keys: Keys::new(p.keys, p.ring.hashed_keys(), job.seed),
+            mean_gap_ns: if p.lookup_rate_hz > 0.0 {
+                1e9 / p.lookup_rate_hz
+            } else {
+                f64::INFINITY
+            },
+            start_ns: 0,
+            stop_ns: SimTime::from_secs_f64(p.duration_s).as_nanos(),
+            timeout_ns: SimTime::from_secs_f64(p.timeout_s).as_nanos(),
+            window_ns: window,
+        });
+        let rec = Rc::new(RefCell::new(LookupRecorder::default()));
+        let out = if p.ring == Ring::Chord {
+            let (hosts, _b) = chord_hosts(n, job.seed, true, |_| LookupApp::new(&plan, &rec))?;
+            drive(job, hosts, Rc::clone(&rec), env, churn_start)
+        } else {
+            let cfg = mercury_config(p.ring, p.cache);
+            let members = mercury_members(p.ring, p.layout, n, job.seed);
+            let (hosts, _b) = mercury_hosts::<(), _>(cfg, &members, job.seed, true, |_| {
+                LookupApp::new(&plan, &rec)
+            })?;
+            drive(job, hosts, Rc::clone(&rec), env, churn_start)
+        };
+        let name = p.ring.name();
+        let mut ts = Table::new("timeseries", &["ring", "time_s", "metric", "value"]);
+        for (w, c) in out.rec.windows.iter().enumerate() {
+            let t0 = (w as u64 * window) as f64 / 1e9;
+            let settled = c.answered + c.failed;
+            ts.push(row![name, t0, "lookups", c.issued]);
+            ts.push(row![
+                name,
+                t0,
+                "success",
+                if settled > 0 {
+                    c.answered as f64 / settled as f64
+                } else {
+                    f64::NAN
+                }
+            ]);
+            let a = c.answered.max(1) as f64;
+            ts.push(row![
+                name,
+                t0,
+                "latency_mean_ms",
+                c.latency_sum_ns as f64 / 1e6 / a
+            ]);
+            ts.push(row![name, t0, "hops_mean", c.hops_sum as f64 / a]);
+        }
+        for &(t, alive, m) in &out.members {
+            ts.push(row![name, t, "alive", alive]);
+            ts.push(row![name, t, "members", m]);
+        }
+        // Summary over the windows that start at or after the churn start.
+        let first = (churn_start.as_nanos() / window.max(1)) as usize;
+        let mut s = super::workload::WindowCounts::default();
+        for c in out.rec.windows.iter().skip(first) {
+            s.issued += c.issued;
+            s.answered += c.answered;
+            s.failed += c.failed;
+            s.abandoned += c.abandoned;
+        }
+        let mut lat = sim_core::Histogram::new();
+        for &l in &out.rec.latency_ms {
+            lat.record(l);
+        }
+        let q = |h: &mut sim_core::Histogram, x: f64| {
+            if h.count() == 0 {
+                f64::NAN
+            } else {
+                h.quantile(x)
+            }
+        };
+        let mut summary = Table::new("summary", &["ring", "metric", "value"]);
+        let mut put = |m: &str, v: f64| summary.push(row![name, m, v]);
+        put("nodes", out.n as f64);
+        put("issued", s.issued as f64);
+        put("answered", s.answered as f64);
+        put("failed", s.failed as f64);
+        put("abandoned", s.abandoned as f64);
+        put(
+            "success",
+            s.answered as f64 / (s.answered + s.failed).max(1) as f64,
+        );
+        put("not_member_calls", out.rec.not_member as f64);
+        put("latency_mean_ms", lat.mean());
+        put("latency_median_ms", q(&mut lat, 0.5));
+        put("latency_p95_ms", q(&mut lat, 0.95));
+        put("hops_mean", out.rec.mean_hops());
+        put("churn_joins", out.joins);
+        put("churn_leaves", out.leaves);
+        put("churn_crashes", out.crashes);
+        put("stuck_join_restarts", out.rejoins as f64 - out.joins);
+        let span = (p.duration_s - churn_start.as_secs_f64()).max(1e-9);
+        for (k, c) in CATEGORIES.iter().enumerate() {
+            put(
+                &format!("{c}_bytes_per_node_s"),
+                out.traffic_from_start.bytes[k] as f64 / out.n as f64 / span,
+            );
+        }
+        put("events", out.events as f64);
+        Ok(vec![ts, summary])
+    }
+
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
+        let series = s
+            .meta
+            .axes
+            .first()
+            .map_or_else(|| "ring".to_owned(), |a| a.key.clone());
+        let over_time = |name: &str, metric: &str, title: &str, y: &str| {
+            PlotSpec::new(name, "timeseries", PlotKind::Line, "time_s", "value")
+                .with_title(title)
+                .with_filter("metric", metric)
+                .with_series(series.clone())
+                .with_facet("ring")
+                .with_aggregate(Aggregate::MeanWithStdErr)
+                .with_labels("time (s)", y)
+        };
+        vec![
+            over_time(
+                "success",
+                "success",
+                "Lookup success under churn",
+                "answered / settled",
+            ),
+            over_time(
+                "latency",
+                "latency_mean_ms",
+                "Mean lookup latency under churn",
+                "latency (ms)",
+            ),
+            over_time("members", "members", "Ring members", "members"),
+        ]
+    }
+}
