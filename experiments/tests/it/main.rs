@@ -9,6 +9,7 @@ mod pruned_clocks;
 mod reliability;
 mod runner;
 mod scenario;
+mod slurm;
 mod smoke_props;
 mod spd;
 
