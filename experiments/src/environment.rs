@@ -3,7 +3,6 @@
 //! experiment that runs the engine is set up the same way.
 
 use crate::scenario::Settings;
-use crate::scenario::tables::topology::PlacementName;
 use crate::scenario::tables::{ChurnSpec, LatencyKind, NetworkSpec, TopologySpec};
 use sim_core::{SimConfig, SimTime};
 use topologies::{LatencyMatrix, Topology};
@@ -82,14 +81,13 @@ impl TopologySpec {
     /// Generate or read the topology. `seed` is the repetition seed (a fixed
     /// `topology.seed` overrides it).
     pub fn build(&self, seed: u64) -> anyhow::Result<BuiltTopology> {
-        use topologies::{Growth, Placement, WaxmanParams};
         let topo_seed = |fixed: &Option<u64>| {
             fixed.unwrap_or_else(|| {
                 sim_core::rng::stream_seed(seed, sim_core::rng::GLOBAL_STREAM, "topology")
             })
         };
-        let from_graph = |g: Topology, side_ms: f64| -> BuiltTopology {
-            let csr = g.csr(side_ms);
+        let from_graph = |g: Topology, side_ms: f64| -> anyhow::Result<BuiltTopology> {
+            let csr = g.try_csr(side_ms)?;
             let dist = topologies::apsp(&csr);
             let scale = side_ms / g.plane_side;
             let coords = g
@@ -97,12 +95,12 @@ impl TopologySpec {
                 .iter()
                 .map(|n| [n.pos.x * scale, n.pos.y * scale])
                 .collect();
-            BuiltTopology {
+            Ok(BuiltTopology {
                 n: g.n(),
                 one_way_ms: Some(dist),
                 coords_ms: Some(coords),
                 graph: Some(g),
-            }
+            })
         };
         Ok(match self {
             TopologySpec::Waxman {
@@ -110,24 +108,11 @@ impl TopologySpec {
                 side_ms,
                 seed: fixed,
             } => {
-                let p = WaxmanParams {
-                    n: params.nodes,
-                    hs: params.hs,
-                    ls: params.ls,
-                    placement: match params.placement {
-                        PlacementName::Random => Placement::Random,
-                        PlacementName::HeavyTailed => Placement::HeavyTailed,
-                    },
-                    growth: Growth::Incremental,
-                    m: params.m,
-                    alpha: params.alpha,
-                    beta: params.beta,
-                    ..WaxmanParams::default()
-                };
+                let p = params.generator();
                 from_graph(
                     topologies::rt_waxman_portable(&p, topo_seed(fixed))?,
                     *side_ms,
-                )
+                )?
             }
             TopologySpec::BarabasiAlbert {
                 nodes,
@@ -136,16 +121,11 @@ impl TopologySpec {
                 hs,
                 seed: fixed,
             } => {
-                let p = topologies::BaParams {
-                    n: *nodes,
-                    m: *m,
-                    hs: *hs,
-                    bandwidth: 10.0,
-                };
-                from_graph(topologies::barabasi_albert(&p, topo_seed(fixed))?, *side_ms)
+                let p = crate::scenario::tables::topology::ba_params(*nodes, *m, *hs);
+                from_graph(topologies::barabasi_albert(&p, topo_seed(fixed))?, *side_ms)?
             }
             TopologySpec::Brite { file, side_ms } => {
-                from_graph(topologies::read_brite(file)?, *side_ms)
+                from_graph(topologies::read_brite(file)?, *side_ms)?
             }
             TopologySpec::Matrix {
                 file,

@@ -115,7 +115,14 @@ pub fn quantile_sorted(v: &[f64], q: f64) -> f64 {
     let h = (v.len() - 1) as f64 * q;
     let lo = h.floor() as usize;
     let hi = h.ceil() as usize;
-    v[lo] + (h - lo as f64) * (v[hi] - v[lo])
+    let (a, b) = (v[lo], v[hi]);
+    if lo == hi || a == b {
+        return a;
+    }
+    if !(a.is_finite() && b.is_finite()) {
+        return if a == f64::NEG_INFINITY { a } else { b };
+    }
+    a + (h - lo as f64) * (b - a)
 }
 
 /// Values of one quantity at instants (normally a fixed sampling interval).

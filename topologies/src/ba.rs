@@ -11,9 +11,43 @@
 //! (whose seed and incremental details differ); it draws from `Xoshiro256PlusPlus` streams.
 
 use crate::GenerateError;
-use crate::placement::{Placement, place_nodes};
+use crate::error::{MAX_LINKS, MAX_NODES};
+use crate::placement::{Placement, check_placement, place_nodes};
 use crate::rng::{PortableRng, UniformSource};
 use crate::topology::{BaParams, ModelParams, Node, Topology};
+
+impl BaParams {
+    /// Check the parameters before generating: `2 <= N <= MAX_NODES`, `1 <= m < N`,
+    /// `m·N <= MAX_LINKS`, room for N nodes on the HS×HS plane, and a finite bandwidth >= 0.
+    pub fn check(&self) -> Result<(), GenerateError> {
+        let (n, m) = (self.n, self.m);
+        let bad = |s: String| Err(GenerateError::InvalidParameter(s));
+        if !(2..=MAX_NODES).contains(&n) {
+            return bad(format!(
+                "the number of nodes N must be in 2..={MAX_NODES} (a topology needs at least 2 \
+                 nodes to have a latency), got {n}"
+            ));
+        }
+        if m == 0 || n <= m {
+            return bad(format!(
+                "Barabási–Albert needs 1 <= m < N: each new node links to m earlier nodes \
+                 (m = {m}, N = {n})"
+            ));
+        }
+        if m.saturating_mul(n) > MAX_LINKS {
+            return bad(format!(
+                "m·N = {m}·{n} links exceeds the limit of {MAX_LINKS}; use a smaller m or N"
+            ));
+        }
+        if !(self.bandwidth.is_finite() && self.bandwidth >= 0.0) {
+            return bad(format!(
+                "the bandwidth must be a finite number >= 0, got {}",
+                crate::brite::fmt_g(self.bandwidth)
+            ));
+        }
+        check_placement(n, self.hs, self.hs, Placement::Random)
+    }
+}
 
 /// Generate a Barabási–Albert topology with streams from `seed` (placement = jump 0,
 /// attachment = jump 1 of `Xoshiro256PlusPlus`).
@@ -31,12 +65,8 @@ pub fn barabasi_albert_with<P: UniformSource, C: UniformSource>(
     places: &mut P,
     connect: &mut C,
 ) -> Result<Topology, GenerateError> {
+    params.check()?;
     let (n, m) = (params.n, params.m);
-    if m == 0 || n <= m {
-        return Err(GenerateError::InvalidParameter(format!(
-            "Barabási–Albert needs 1 <= m < N (m = {m}, N = {n})"
-        )));
-    }
     let coords = place_nodes(n, params.hs, params.hs, Placement::Random, places)?;
     let mut topo = Topology {
         nodes: coords.iter().map(|&pos| Node { pos }).collect(),

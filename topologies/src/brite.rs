@@ -26,6 +26,11 @@
 //! BWMin BWMax`, BRITE router BA `Model ( 2 ):`), otherwise kept verbatim as
 //! [`ModelParams::Other`]. AS ids and node/edge type names are not kept (the writer always emits
 //! the flat router-level form).
+//!
+//! The reader rejects what no BRITE run produces and what would break the latency model: fewer
+//! than 2 nodes, non-finite coordinates, lengths, delays or bandwidths, negative bandwidths,
+//! self-loops, links between nodes so far apart that their length overflows, and a plane side HS
+//! of 0 in a recognised model line.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -166,10 +171,7 @@ pub fn write_brite(topo: &Topology, path: impl AsRef<Path>) -> std::io::Result<(
 /// Read a `.brite` file (C++ or Java layout).
 pub fn read_brite(path: impl AsRef<Path>) -> Result<Topology, ReadError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
-        path: Some(path.to_path_buf()),
-        source,
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| ReadError::io(Some(path), e))?;
     Ok(parse_brite(&String::from_utf8_lossy(&bytes), Some(path))?)
 }
 
@@ -188,7 +190,7 @@ fn num(
             format!("expected a number for {what}, found end of line"),
         )),
         Some(&(c, t)) => match t.parse::<f64>() {
-            Ok(v) if !v.is_nan() => Ok(v),
+            Ok(v) if v.is_finite() => Ok(v),
             _ => Err(ParseError::new(
                 path,
                 line,
@@ -288,6 +290,7 @@ pub fn parse_brite(text: &str, path: Option<&Path>) -> Result<Topology, ParseErr
     let mut header: Option<(usize, usize, usize)> = None; // (line, nodes, edges)
     let mut model: Option<ModelParams> = None;
     let mut model_raw: Option<String> = None;
+    let mut model_line_no = 0;
     let mut node_hdr: Option<(usize, usize)> = None;
     let mut edge_hdr: Option<(usize, usize)> = None;
     let mut ids: BTreeMap<i64, usize> = BTreeMap::new();
@@ -319,6 +322,7 @@ pub fn parse_brite(text: &str, path: Option<&Path>) -> Result<Topology, ParseErr
         }
         if trimmed.starts_with("Model") && sec == Sec::Head {
             model = parse_model(trimmed);
+            model_line_no = ln;
             model_raw = Some(
                 trimmed
                     .chars()
@@ -376,7 +380,7 @@ pub fn parse_brite(text: &str, path: Option<&Path>) -> Result<Topology, ParseErr
                 });
             }
             Sec::Edges => {
-                int(path, ln, t.first(), end, "edge id")?;
+                let id = int(path, ln, t.first(), end, "edge id")?;
                 let mut ends = [0usize; 2];
                 for (slot, (k, what)) in ends
                     .iter_mut()
@@ -392,9 +396,41 @@ pub fn parse_brite(text: &str, path: Option<&Path>) -> Result<Topology, ParseErr
                         )
                     })?;
                 }
+                if ends[0] == ends[1] {
+                    return Err(ParseError::new(
+                        path,
+                        ln,
+                        t[2].0,
+                        format!(
+                            "edge {id} is a self-loop (source and target are node {})",
+                            t[1].1
+                        ),
+                    ));
+                }
+                let (a, b) = (nodes[ends[0]].pos, nodes[ends[1]].pos);
+                if !a.distance(&b).is_finite() {
+                    return Err(ParseError::new(
+                        path,
+                        ln,
+                        t[1].0,
+                        format!(
+                            "edge {id}: nodes {} and {} are too far apart for a finite link length \
+                             (coordinates too large)",
+                            t[1].1, t[2].1
+                        ),
+                    ));
+                }
                 num(path, ln, t.get(3), end, "edge length")?;
                 num(path, ln, t.get(4), end, "edge delay")?;
                 let bw = num(path, ln, t.get(5), end, "edge bandwidth")?;
+                if bw < 0.0 {
+                    return Err(ParseError::new(
+                        path,
+                        ln,
+                        t[5].0,
+                        format!("expected a bandwidth >= 0, found {}", t[5].1),
+                    ));
+                }
                 raw_edges.push((ends[0], ends[1], bw));
             }
         }
@@ -453,6 +489,30 @@ pub fn parse_brite(text: &str, path: Option<&Path>) -> Result<Topology, ParseErr
         ));
     }
 
+    if nodes.len() < 2 {
+        return Err(ParseError::new(
+            path,
+            nl,
+            1,
+            format!(
+                "a topology needs at least 2 nodes (one node has no latency to anything), found {}",
+                nodes.len()
+            ),
+        ));
+    }
+    let hs = match &model {
+        Some(ModelParams::RouterWaxman(p) | ModelParams::AsWaxman(p)) => Some(p.hs),
+        Some(ModelParams::BarabasiAlbert(p)) => Some(p.hs),
+        _ => None,
+    };
+    if hs == Some(0) {
+        return Err(ParseError::new(
+            path,
+            model_line_no,
+            1,
+            "the model line gives a plane side HS of 0; it must be at least 1",
+        ));
+    }
     let model = match model {
         Some(m) => m,
         None => ModelParams::Other {

@@ -49,17 +49,19 @@ impl fmt::Display for DisplayPath<'_> {
 }
 
 /// Reading a file failed: I/O (including gzip decoding) or parsing.
+///
+/// `Display` is self-contained (`file: reason`, e.g. `m.tsv: no such file`), so the I/O error
+/// is not chained a second time through `source()`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReadError {
     /// The file could not be opened or read.
-    #[error("{}: {source}", DisplayPath(path.as_deref()))]
+    #[error("{}: {}", DisplayPath(path.as_deref()), describe_io(error))]
     Io {
         /// File name, if known.
         path: Option<PathBuf>,
         /// Underlying error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The content is malformed.
     #[error(transparent)]
@@ -74,23 +76,85 @@ impl ReadError {
             Self::Io { .. } => None,
         }
     }
+
+    /// An I/O error while opening or reading `path`.
+    pub(crate) fn io(path: Option<&Path>, error: std::io::Error) -> Self {
+        Self::Io {
+            path: path.map(Path::to_path_buf),
+            error,
+        }
+    }
 }
+
+/// An I/O error in plain words, without the `(os error N)` suffix.
+pub(crate) fn describe_io(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound => "no such file".into(),
+        K::IsADirectory => "is a directory, not a file".into(),
+        K::PermissionDenied => "permission denied".into(),
+        K::UnexpectedEof => "unexpected end of file".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(k) => s[..k].to_string(),
+                None => s,
+            }
+        }
+    }
+}
+
+/// Largest node count the generators accept (and the readers of dense matrices): beyond it the
+/// `n × n` latency matrix every simulation needs cannot be held in memory anyway.
+pub const MAX_NODES: usize = 10_000_000;
+
+/// Largest number of links a generator may be asked for (`m · N`), about 5 GB of links and
+/// adjacency lists.
+pub const MAX_LINKS: usize = 100_000_000;
+
+/// Largest dense latency matrix the readers build (`n ≤ 50 000`, i.e. at most 20 GB of `f64`):
+/// an index beyond it in a triples file is an error, not an allocation failure.
+pub const MAX_MATRIX_NODES: usize = 50_000;
 
 /// A generator could not run with the given parameters.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum GenerateError {
-    /// A parameter is out of range.
+    /// A parameter is out of range (the message names it and says what would work).
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
     /// More nodes than free integer cells (BRITE would loop forever).
-    #[error("cannot place {n} nodes on distinct cells of a {hs}x{hs} plane")]
+    #[error(
+        "cannot place {n} nodes on distinct cells of a {hs}x{hs} plane ({hs}² cells); use fewer nodes or a larger HS"
+    )]
     PlaneFull {
         /// Requested nodes.
         n: usize,
         /// Plane side.
         hs: u32,
     },
+    /// Heavy-tailed placement drew more nodes for one inner square than it has cells (BRITE
+    /// would loop forever looking for a free cell).
+    #[error(
+        "heavy-tailed placement filled inner square (row {row}, column {column}) with all its \
+         {cells} cells after placing {placed} of {n} nodes; use a larger LS or fewer nodes"
+    )]
+    InnerSquareFull {
+        /// Row of the inner square (0-based).
+        row: u64,
+        /// Column of the inner square (0-based).
+        column: u64,
+        /// Cells per inner square (LS²).
+        cells: u64,
+        /// Nodes placed so far.
+        placed: usize,
+        /// Requested nodes.
+        n: usize,
+    },
+    /// A random retry loop made no progress within its bound (e.g. Waxman link probabilities so
+    /// small that a node never gets its links).
+    #[error("{0}")]
+    NoProgress(String),
 }
 
 /// Split a line into tokens separated by whitespace or NUL bytes, with 1-based char columns.

@@ -42,8 +42,14 @@
 //!   BRITE's Pareto scale `1000000·LS·LS`.
 //! * `BWDist` codes follow the C++ enum (`1` const, `2` uniform, `3` exponential, `4` heavy
 //!   tailed), not the GUI comment.
-//! * Where BRITE would loop forever (plane full; G_ALL source already linked to all nodes) we
-//!   return an error / draw a new source instead.
+//! * Where BRITE would loop forever we return an error or draw a new source instead: parameters
+//!   that can never place N nodes (more nodes than cells, heavy-tailed LS = 1 whose per-square
+//!   cap `3·LS²/4` is 0, LS values whose 32-bit arithmetic wraps to 0) are rejected before any
+//!   draw ([`WaxmanParams::check`], [`check_placement`]); a full inner square, a free-cell search
+//!   beyond 64 draws per cell and a node drawing [`MAX_DRAWS_PER_LINK`] candidates without a
+//!   link end with an error; a G_ALL source already linked to all nodes is replaced.
+//! * Readers reject rather than clamp: fewer than 2 nodes, self-loops, non-finite numbers, NaN
+//!   tokens without a missing-value convention; every error names file, line and column.
 //! * The reader recomputes link length and delay from coordinates (the file's 2-decimal columns
 //!   are too coarse), keeps the file's bandwidth, and does not keep AS ids or type names.
 //! * Latency: BRITE's delay (speed of light, ≤ 4.7 ms across HS = 1000) cannot produce a 200 ms
@@ -84,17 +90,18 @@ pub mod waxman;
 pub use apsp::{ShortestPaths, apsp, apsp_with_paths, dijkstra};
 pub use ba::{barabasi_albert, barabasi_albert_with};
 pub use brite::{fmt_g, parse_brite, read_brite, to_brite_string, write_brite};
-pub use error::{GenerateError, ParseError, ReadError};
+pub use error::{GenerateError, MAX_LINKS, MAX_MATRIX_NODES, MAX_NODES, ParseError, ReadError};
 pub use matrix::{
     FrameSelect, LatencyMatrix, MatrixOptions, Missing, Symmetrize, TimeUnit, TripleOptions,
     read_frames, read_matrix, read_triples,
 };
-pub use placement::{Placement, place_nodes};
+pub use placement::{Placement, check_placement, place_nodes};
 pub use rng::{BriteSeeds, Erand48, PortableRng, UniformSource};
 pub use topology::{
-    BaParams, Coordinates, Csr, Edge, EuclideanLatency, ModelParams, Node, Topology, brite_delay_ms,
+    BaParams, Coordinates, Csr, Edge, EuclideanLatency, ModelParams, Node, Topology,
+    brite_delay_ms, check_side_ms,
 };
 pub use waxman::{
-    BandwidthDist, Growth, WaxmanParams, WaxmanTrial, rt_waxman_brite, rt_waxman_portable,
-    rt_waxman_with,
+    BandwidthDist, Growth, MAX_DRAWS_PER_LINK, WaxmanParams, WaxmanTrial, rt_waxman_brite,
+    rt_waxman_portable, rt_waxman_with,
 };

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::GenerateError;
 use crate::rng::UniformSource;
 use crate::topology::Coordinates;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// BRITE `NodePlacement`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +49,88 @@ impl Plane {
     }
 }
 
+/// BRITE's per-square node cap `3·LS²/4`, in C++ 32-bit `int` arithmetic (wraps).
+fn heavy_tailed_cap(ls: u32) -> i32 {
+    let ls = ls as i32;
+    3i32.wrapping_mul(ls).wrapping_mul(ls) / 4
+}
+
+/// BRITE's Pareto bound `1000000·LS·LS`, in C++ 32-bit `int` arithmetic (wraps).
+fn heavy_tailed_scale(ls: u32) -> i32 {
+    let ls = ls as i32;
+    1_000_000i32.wrapping_mul(ls).wrapping_mul(ls)
+}
+
+/// Draws allowed to find a free cell among `cells` (at least one of them free): `64·cells`,
+/// so that a free cell is missed with probability below `e^-64`. Only a broken random source
+/// reaches it; BRITE would loop forever.
+fn retry_limit(cells: u64) -> u64 {
+    cells.saturating_mul(64).max(1024)
+}
+
+/// Check that `n` nodes can be placed on an `hs × hs` plane with inner squares of side `ls`
+/// (heavy-tailed placement) before drawing anything. Every case where BRITE would loop forever
+/// is an error saying why and what to change.
+pub fn check_placement(
+    n: usize,
+    hs: u32,
+    ls: u32,
+    placement: Placement,
+) -> Result<(), GenerateError> {
+    let bad = |s: String| Err(GenerateError::InvalidParameter(s));
+    if hs == 0 || hs > i32::MAX as u32 {
+        return bad(format!(
+            "the plane side HS must be in 1..=2147483647 cells, got {hs}"
+        ));
+    }
+    match placement {
+        Placement::Random => {
+            if (n as u64) > u64::from(hs) * u64::from(hs) {
+                return Err(GenerateError::PlaneFull { n, hs });
+            }
+        }
+        Placement::HeavyTailed => {
+            if ls == 0 || ls > hs {
+                return bad(format!(
+                    "heavy-tailed placement needs an inner square side LS in 1..=HS \
+                     (LS = {ls}, HS = {hs})"
+                ));
+            }
+            let cap = heavy_tailed_cap(ls);
+            if cap < 1 {
+                return bad(if ls < 2 {
+                    format!(
+                        "heavy-tailed placement puts at most 3·LS²/4 nodes into an inner square \
+                         per sweep, which is 0 for LS = {ls}: no node could ever be placed \
+                         (BRITE loops forever); use LS >= 2"
+                    )
+                } else {
+                    format!(
+                        "LS = {ls} overflows BRITE's 32-bit per-square cap 3·LS²/4 (it wraps to \
+                         {cap}), so no node could ever be placed; use LS <= 26754"
+                    )
+                });
+            }
+            if heavy_tailed_scale(ls) == 0 {
+                return bad(format!(
+                    "LS = {ls} makes BRITE's 32-bit Pareto bound 1000000·LS² wrap to 0, so every \
+                     inner square draws 0 nodes (BRITE loops forever); use another LS"
+                ));
+            }
+            let squares = u64::from(hs / ls);
+            let cells = squares * squares * u64::from(ls) * u64::from(ls);
+            if (n as u64) > cells {
+                return bad(format!(
+                    "heavy-tailed placement uses only the {squares}x{squares} whole inner squares \
+                     of side LS = {ls} ({cells} cells), fewer than the {n} nodes; use fewer \
+                     nodes, a larger HS or an LS that divides HS"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Place `n` nodes as BRITE C++ does; returns coordinates in id order.
 ///
 /// Random placement: for each node draw `x = floor(U(HS))`, `y = floor(U(HS))` until the cell is
@@ -57,8 +139,11 @@ impl Plane {
 /// arithmetic — it overflows in BRITE (10^10 → 1 410 065 408 for LS = 100) and we reproduce the
 /// wrapped value; nodes at `x = floor(U(LS) + j·LS)`, `y = floor(U(LS) + i·LS)`.
 ///
-/// Deviation (documented): where BRITE would loop forever (more nodes than free cells), this
-/// returns [`GenerateError::PlaneFull`] instead.
+/// Deviations (documented): where BRITE would loop forever this returns an error instead —
+/// parameters that can never place `n` nodes are rejected before any draw
+/// ([`check_placement`]: more nodes than cells, LS = 1, 32-bit overflows), an inner square
+/// that fills up is [`GenerateError::InnerSquareFull`], and a search for a free cell that takes
+/// more than 64 draws per cell of the plane (or square) is [`GenerateError::NoProgress`].
 pub fn place_nodes<R: UniformSource>(
     n: usize,
     hs: u32,
@@ -66,17 +151,24 @@ pub fn place_nodes<R: UniformSource>(
     placement: Placement,
     rng: &mut R,
 ) -> Result<Vec<Coordinates>, GenerateError> {
+    check_placement(n, hs, ls, placement)?;
     let mut plane = Plane {
         taken: BTreeSet::new(),
     };
     let mut out = Vec::with_capacity(n);
+    let stuck = |placed: usize, cells: u64| {
+        GenerateError::NoProgress(format!(
+            "placement made {} draws without finding a free cell among {cells} after placing \
+             {placed} of {n} nodes; use fewer nodes or a larger plane",
+            retry_limit(cells)
+        ))
+    };
     match placement {
         Placement::Random => {
-            if (n as u64) > u64::from(hs) * u64::from(hs) {
-                return Err(GenerateError::PlaneFull { n, hs });
-            }
             let side = f64::from(hs);
+            let cells = u64::from(hs) * u64::from(hs);
             for _ in 0..n {
+                let mut tries = 0u64;
                 loop {
                     let x = rng.uniform_r(side).floor();
                     let y = rng.uniform_r(side).floor();
@@ -84,27 +176,24 @@ pub fn place_nodes<R: UniformSource>(
                         out.push(Coordinates::new(x, y));
                         break;
                     }
+                    tries += 1;
+                    if tries >= retry_limit(cells) {
+                        return Err(stuck(out.len(), cells));
+                    }
                 }
             }
         }
         Placement::HeavyTailed => {
-            if ls == 0 || ls > hs {
-                return Err(GenerateError::InvalidParameter(format!(
-                    "heavy-tailed placement needs 0 < LS <= HS (LS = {ls}, HS = {hs})"
-                )));
-            }
-            let ls_i = ls as i32;
-            let num_squares = (hs / ls) as i64;
-            // `1000000*Scale_2*Scale_2` in C++ int arithmetic (wraps).
-            let scale = 1_000_000i32.wrapping_mul(ls_i).wrapping_mul(ls_i) as f64;
-            let cap = 3i32.wrapping_mul(ls_i).wrapping_mul(ls_i) / 4;
+            let num_squares = u64::from(hs / ls);
+            let scale = f64::from(heavy_tailed_scale(ls));
+            let cap = heavy_tailed_cap(ls);
             let cells_per_square = u64::from(ls) * u64::from(ls);
-            let mut per_square = vec![0u64; (num_squares * num_squares) as usize];
-            if (n as u64) > cells_per_square * (num_squares * num_squares) as u64 {
-                return Err(GenerateError::PlaneFull { n, hs });
-            }
+            // Nodes per inner square (only squares that received some).
+            let mut per_square: BTreeMap<(u64, u64), u64> = BTreeMap::new();
             let lsf = f64::from(ls);
+            let mut empty_sweeps = 0u32;
             'outer: while out.len() < n {
+                let before = out.len();
                 for i in 0..num_squares {
                     for j in 0..num_squares {
                         let draw = rng.pareto(scale, 1.0).floor();
@@ -112,17 +201,28 @@ pub fn place_nodes<R: UniformSource>(
                         let num = draw as i32;
                         let num = if num <= cap { num } else { cap };
                         for _ in 0..num.max(0) {
-                            let sq = (i * num_squares + j) as usize;
-                            if per_square[sq] >= cells_per_square {
-                                return Err(GenerateError::PlaneFull { n, hs });
+                            let count = per_square.entry((i, j)).or_insert(0);
+                            if *count >= cells_per_square {
+                                return Err(GenerateError::InnerSquareFull {
+                                    row: i,
+                                    column: j,
+                                    cells: cells_per_square,
+                                    placed: out.len(),
+                                    n,
+                                });
                             }
+                            let mut tries = 0u64;
                             loop {
-                                let x = (rng.uniform_r(lsf) + (j * i64::from(ls)) as f64).floor();
-                                let y = (rng.uniform_r(lsf) + (i * i64::from(ls)) as f64).floor();
+                                let x = (rng.uniform_r(lsf) + (j * u64::from(ls)) as f64).floor();
+                                let y = (rng.uniform_r(lsf) + (i * u64::from(ls)) as f64).floor();
                                 if !plane.collide(x as i64, y as i64) {
                                     out.push(Coordinates::new(x, y));
-                                    per_square[sq] += 1;
+                                    *count += 1;
                                     break;
+                                }
+                                tries += 1;
+                                if tries >= retry_limit(cells_per_square) {
+                                    return Err(stuck(out.len(), cells_per_square));
                                 }
                             }
                             if out.len() >= n {
@@ -130,6 +230,21 @@ pub fn place_nodes<R: UniformSource>(
                             }
                         }
                     }
+                }
+                // Each square draws at least one node unless its Pareto draw is negative (only
+                // with a wrapped bound, probability < 1/64 per square): a thousand empty
+                // sweeps in a row mean the random source is broken.
+                if out.len() == before {
+                    empty_sweeps += 1;
+                    if empty_sweeps >= 1000 {
+                        return Err(GenerateError::NoProgress(format!(
+                            "heavy-tailed placement made 1000 sweeps without placing a node \
+                             ({} of {n} placed); use another LS",
+                            out.len()
+                        )));
+                    }
+                } else {
+                    empty_sweeps = 0;
                 }
             }
         }

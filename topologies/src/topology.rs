@@ -5,6 +5,7 @@
 use petgraph::graph::{NodeIndex, UnGraph};
 use serde::{Deserialize, Serialize};
 
+use crate::error::GenerateError;
 use crate::waxman::WaxmanParams;
 
 /// BRITE's speed of light constant (`SPEED_OF_LIGHT` in `Edge.h`), m/s.
@@ -74,6 +75,18 @@ impl EuclideanLatency {
     #[inline]
     pub fn of_length(&self, length: f64) -> f64 {
         length * self.ms_per_unit
+    }
+}
+
+/// Check a plane-side latency: a positive, finite number of milliseconds.
+pub fn check_side_ms(side_ms: f64) -> Result<(), GenerateError> {
+    if side_ms.is_finite() && side_ms > 0.0 {
+        Ok(())
+    } else {
+        Err(GenerateError::InvalidParameter(format!(
+            "the plane side latency must be a positive number of ms, got {}",
+            crate::brite::fmt_g(side_ms)
+        )))
     }
 }
 
@@ -204,9 +217,30 @@ impl Topology {
 
     /// Weighted symmetric adjacency in CSR form with link latency
     /// `length × side_ms / plane_side` ms (the core-selection paper: `side_ms = 200`).
+    ///
+    /// # Panics
+    /// If `side_ms` is not a positive finite number or a link latency comes out NaN; use
+    /// [`Topology::try_csr`] for values that come from outside.
     pub fn csr(&self, side_ms: f64) -> Csr {
+        match self.try_csr(side_ms) {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`Topology::csr`], checking its input: `side_ms` must be a positive finite number of
+    /// milliseconds, the plane side positive and finite, and every link latency a number
+    /// (`+∞` is allowed: a link too long to represent; NaN is not).
+    pub fn try_csr(&self, side_ms: f64) -> Result<Csr, GenerateError> {
+        check_side_ms(side_ms)?;
+        if !(self.plane_side.is_finite() && self.plane_side > 0.0) {
+            return Err(GenerateError::InvalidParameter(format!(
+                "the plane side must be a positive number of units, got {}",
+                crate::brite::fmt_g(self.plane_side)
+            )));
+        }
         let s = self.latency_scale(side_ms);
-        Csr::from_edges(
+        Csr::try_from_edges(
             self.n(),
             self.edges
                 .iter()
@@ -259,13 +293,40 @@ impl Csr {
     /// Build from an undirected edge list `(u, v, w)`; every edge becomes arcs u→v and v→u.
     ///
     /// # Panics
-    /// If a node id is `>= n` or a weight is negative or NaN.
+    /// If a node id is `>= n` or a weight is negative or NaN ([`Csr::try_from_edges`] returns
+    /// an error instead).
     pub fn from_edges(n: usize, edges: impl IntoIterator<Item = (usize, usize, f64)>) -> Self {
+        match Self::try_from_edges(n, edges) {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Build from an undirected edge list `(u, v, w)`, or say which edge is out of range or has a
+    /// negative or NaN weight. At most `u32::MAX` arcs.
+    pub fn try_from_edges(
+        n: usize,
+        edges: impl IntoIterator<Item = (usize, usize, f64)>,
+    ) -> Result<Self, GenerateError> {
         let edges: Vec<(usize, usize, f64)> = edges.into_iter().collect();
+        let bad = |s: String| Err(GenerateError::InvalidParameter(s));
+        if n > u32::MAX as usize || 2 * edges.len() > u32::MAX as usize {
+            return bad(format!(
+                "{n} nodes and {} links exceed the 32-bit adjacency",
+                edges.len()
+            ));
+        }
         let mut deg = vec![0u32; n + 1];
-        for &(u, v, w) in &edges {
-            assert!(u < n && v < n, "edge ({u}, {v}) out of range for {n} nodes");
-            assert!(w >= 0.0, "edge ({u}, {v}) has negative or NaN weight {w}");
+        for (k, &(u, v, w)) in edges.iter().enumerate() {
+            if u >= n || v >= n {
+                return bad(format!("link {k} ({u}, {v}) is out of range for {n} nodes"));
+            }
+            if w.is_nan() || w < 0.0 {
+                return bad(format!(
+                    "link {k} ({u}, {v}) has latency {}; latencies must be numbers >= 0",
+                    crate::brite::fmt_g(w)
+                ));
+            }
             deg[u] += 1;
             deg[v] += 1;
         }
@@ -285,11 +346,11 @@ impl Csr {
                 fill[a] += 1;
             }
         }
-        Self {
+        Ok(Self {
             offsets,
             targets,
             weights,
-        }
+        })
     }
 
     /// Number of nodes.

@@ -11,7 +11,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::GenerateError;
-use crate::placement::{Placement, place_nodes};
+use crate::brite::fmt_g;
+use crate::error::{MAX_LINKS, MAX_NODES};
+use crate::placement::{Placement, check_placement, place_nodes};
 use crate::rng::{BriteSeeds, Erand48, PortableRng, UniformSource};
 use crate::topology::{ModelParams, Node, Topology};
 
@@ -152,40 +154,100 @@ impl WaxmanParams {
         self.alpha * (-(d / (self.beta * l))).exp()
     }
 
-    fn validate(&self) -> Result<(), GenerateError> {
+    /// Check every parameter before generating, so that [`rt_waxman_with`] never loops
+    /// forever or runs out of memory on bad input: `2 <= N <= MAX_NODES`, `1 <= m`,
+    /// `m·N <= MAX_LINKS`, `m < N` for incremental growth, `0 < α <= 1`, `β > 0` finite, finite
+    /// bandwidth bounds that make sense for the distribution, and a feasible placement
+    /// ([`check_placement`]). The message names the parameter and says what would work.
+    pub fn check(&self) -> Result<(), GenerateError> {
         let bad = |s: String| Err(GenerateError::InvalidParameter(s));
-        if self.n == 0 || self.n > i32::MAX as usize {
-            return bad(format!("N must be in 1..=2^31-1, got {}", self.n));
-        }
-        if self.hs == 0 || self.hs > i32::MAX as u32 {
-            return bad(format!("HS must be positive, got {}", self.hs));
+        if self.n < 2 || self.n > MAX_NODES {
+            return bad(format!(
+                "the number of nodes N must be in 2..={MAX_NODES} (a topology needs at least 2 \
+                 nodes to have a latency), got {}",
+                self.n
+            ));
         }
         if self.m == 0 {
-            return bad("m must be positive".into());
+            return bad("the links per new node m must be at least 1, got 0".into());
         }
-        if self.growth == Growth::Incremental && self.m >= self.n {
+        if self.m.saturating_mul(self.n) > MAX_LINKS {
             return bad(format!(
-                "incremental growth needs m < N (m = {}, N = {})",
+                "m·N = {}·{} links exceeds the limit of {MAX_LINKS}; use a smaller m or N",
                 self.m, self.n
             ));
         }
-        if self.growth == Growth::All && self.n < 2 {
-            return bad("growth type All needs N >= 2".into());
-        }
-        let alpha_ok = self.alpha > 0.0 && self.alpha <= 1.0;
-        let beta_ok = self.beta > 0.0 && self.beta.is_finite();
-        if !alpha_ok || !beta_ok {
+        if self.growth == Growth::Incremental && self.m >= self.n {
             return bad(format!(
-                "need 0 < alpha <= 1 and beta > 0 (alpha = {}, beta = {})",
-                self.alpha, self.beta
+                "incremental growth needs m < N (m = {}, N = {}): a joining node links to m \
+                 earlier nodes",
+                self.m, self.n
             ));
         }
-        let bw_min_positive = self.bw_min > 0.0;
-        if self.bw_dist == BandwidthDist::Exponential && !bw_min_positive {
-            return bad("exponential bandwidth needs BWMin > 0".into());
+        if !(self.alpha > 0.0 && self.alpha <= 1.0) {
+            return bad(format!(
+                "Waxman alpha is a probability and must be in (0, 1], got {}",
+                fmt_g(self.alpha)
+            ));
         }
-        Ok(())
+        if !(self.beta > 0.0 && self.beta.is_finite()) {
+            return bad(format!(
+                "Waxman beta must be a positive number, got {}",
+                fmt_g(self.beta)
+            ));
+        }
+        if !(self.bw_min.is_finite() && self.bw_max.is_finite()) {
+            return bad(format!(
+                "bandwidths must be finite numbers (BWMin = {}, BWMax = {})",
+                fmt_g(self.bw_min),
+                fmt_g(self.bw_max)
+            ));
+        }
+        match self.bw_dist {
+            BandwidthDist::Constant if self.bw_min < 0.0 => {
+                return bad(format!(
+                    "constant bandwidth BWMin must be >= 0, got {}",
+                    fmt_g(self.bw_min)
+                ));
+            }
+            BandwidthDist::Uniform if !(0.0 <= self.bw_min && self.bw_min <= self.bw_max) => {
+                return bad(format!(
+                    "uniform bandwidth needs 0 <= BWMin <= BWMax (BWMin = {}, BWMax = {})",
+                    fmt_g(self.bw_min),
+                    fmt_g(self.bw_max)
+                ));
+            }
+            BandwidthDist::Exponential if self.bw_min <= 0.0 => {
+                return bad(format!(
+                    "exponential bandwidth needs a mean BWMin > 0, got {}",
+                    fmt_g(self.bw_min)
+                ));
+            }
+            BandwidthDist::HeavyTailed if self.bw_max < 1.0 => {
+                return bad(format!(
+                    "heavy-tailed bandwidth draws from [1, BWMax] and needs BWMax >= 1, got {}",
+                    fmt_g(self.bw_max)
+                ));
+            }
+            _ => {}
+        }
+        check_placement(self.n, self.hs, self.ls, self.placement)
     }
+}
+
+/// Candidate draws a node may make without accepting a link before [`rt_waxman_with`] gives up
+/// (BRITE would go on forever). With BRITE's defaults a link takes about a hundred draws.
+pub const MAX_DRAWS_PER_LINK: u64 = 10_000_000;
+
+fn no_progress(p: &WaxmanParams, node: usize, links: usize) -> GenerateError {
+    GenerateError::NoProgress(format!(
+        "Waxman interconnection: node {node} drew {MAX_DRAWS_PER_LINK} link candidates without \
+         accepting one ({links} of m = {} links made); the link probability \
+         alpha·exp(-d/(beta·L)) is too small (alpha = {}, beta = {}): raise alpha or beta",
+        p.m,
+        fmt_g(p.alpha),
+        fmt_g(p.beta)
+    ))
 }
 
 /// One Waxman coin flip made during interconnection (recorded by [`rt_waxman_with`]).
@@ -233,9 +295,12 @@ impl Adj {
 /// final stream states equal BRITE C++'s. If `trace` is given, every Waxman coin flip is
 /// appended to it.
 ///
-/// Deviation: in G_ALL, when the chosen source is already linked to every other node BRITE spins
+/// Deviations: in G_ALL, when the chosen source is already linked to every other node BRITE spins
 /// forever; here the source is abandoned and a new one drawn (only reachable on tiny dense
-/// graphs, never changes output where BRITE terminates).
+/// graphs, never changes output where BRITE terminates). Parameters are checked first
+/// ([`WaxmanParams::check`]), and a node that draws [`MAX_DRAWS_PER_LINK`] candidates in a row
+/// without accepting a link ends the run with [`GenerateError::NoProgress`] instead of running
+/// (practically) forever.
 pub fn rt_waxman_with<P, C, B>(
     params: &WaxmanParams,
     places: &mut P,
@@ -248,7 +313,7 @@ where
     C: UniformSource,
     B: UniformSource,
 {
-    params.validate()?;
+    params.check()?;
     let p = params;
     let coords = place_nodes(p.n, p.hs, p.ls, p.placement, places)?;
     let n = coords.len();
@@ -286,9 +351,14 @@ where
             // Phase 1: node i joins and links to m of the nodes 0..i-1.
             for i in m..n {
                 let mut added = 0;
+                let mut draws = 0u64;
                 while added < m {
                     if adj.degree(i) >= n - m {
                         break;
+                    }
+                    draws += 1;
+                    if draws > MAX_DRAWS_PER_LINK {
+                        return Err(no_progress(p, i, added));
                     }
                     let j = connect.uniform_r(i as f64).floor() as usize;
                     if j == i || adj.has(i, j) {
@@ -296,15 +366,21 @@ where
                     }
                     if flip(&mut topo, &mut adj, connect, 1, i, j) {
                         added += 1;
+                        draws = 0;
                     }
                 }
             }
             // Phase 2: the first m nodes link to m nodes among m..N-1.
             for i in 0..m {
                 let mut added = 0;
+                let mut draws = 0u64;
                 while added < m {
                     if adj.degree(i) >= n - m {
                         break;
+                    }
+                    draws += 1;
+                    if draws > MAX_DRAWS_PER_LINK {
+                        return Err(no_progress(p, i, added));
                     }
                     let j = (m as f64 + connect.uniform_r((n - m) as f64)).floor() as usize;
                     if j == i || adj.has(i, j) {
@@ -312,18 +388,25 @@ where
                     }
                     if flip(&mut topo, &mut adj, connect, 2, i, j) {
                         added += 1;
+                        draws = 0;
                     }
                 }
             }
         }
         Growth::All => {
             let mut connected = 0;
+            // draws since the last accepted link, over all sources
+            let mut draws = 0u64;
             while connected < n {
                 let src = connect.uniform_r(n as f64).floor() as usize;
                 let mut added = 0;
                 while added < m && connected < n {
                     if adj.degree(src) >= n - 1 {
                         break; // BRITE would loop forever here
+                    }
+                    draws += 1;
+                    if draws > MAX_DRAWS_PER_LINK {
+                        return Err(no_progress(p, src, added));
                     }
                     let dst = connect.uniform_r(n as f64).floor() as usize;
                     if src == dst || adj.has(src, dst) {
@@ -337,6 +420,7 @@ where
                             connected += 1;
                         }
                         added += 1;
+                        draws = 0;
                     }
                 }
             }
@@ -385,7 +469,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prob_matches_notes_table() {
+    fn prob_matches_hand_computed_table() {
         let p = WaxmanParams::default();
         let l = p.l();
         for (f, want) in [

@@ -62,7 +62,11 @@ pub enum SpdError {
         value: f64,
     },
     /// The server graph is undirected, so the link matrix must be symmetric.
-    #[error("server link matrix is not symmetric at ({a}, {b}): {ab:?} vs {ba:?}")]
+    #[error(
+        "server link matrix is not symmetric: ({a}, {b}) is {} but ({b}, {a}) is {}",
+        link_text(ab),
+        link_text(ba)
+    )]
     AsymmetricLink {
         /// Row.
         a: usize,
@@ -147,5 +151,13 @@ pub(crate) fn check_mu(mu: f64) -> Result<()> {
         Err(SpdError::InvalidMu(mu))
     } else {
         Ok(())
+    }
+}
+
+/// A link entry in words: `7 ms` or `no link` (for error messages).
+fn link_text(v: &Option<f64>) -> String {
+    match v {
+        Some(x) => format!("{x} ms"),
+        None => "no link".to_string(),
     }
 }

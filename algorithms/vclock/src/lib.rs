@@ -20,6 +20,10 @@
 //! - [`ClockOrder`]: `Before` / `After` / `Equal` / `Concurrent`; [`OrderingFidelity`] classifies
 //!   an approximate answer against the full-clock truth
 //!   (`docs/methods/pruned-clocks.md#ordering-fidelity-classes`).
+//! - [`MultiPrunedClock`]: `K` pruned clocks of one player (one per pruning rule) stored as one
+//!   sorted list, so that one pass merges, prunes or compares all of them, each variant exactly
+//!   as the [`SparseClock`] operation it fuses (what an experiment comparing pruning rules on
+//!   one event trace needs).
 //! - [`wire`]: varint encoding ([`SparseClock::encode`], [`SparseClock::decode`],
 //!   [`SparseClock::encoded_len`]), the naive 12-byte-per-entry model
 //!   ([`SparseClock::fixed_width_len`]) and the [`UDP_MAX_PAYLOAD`] budget.
@@ -98,6 +102,7 @@
 mod dense;
 mod error;
 mod id;
+mod multi;
 mod order;
 mod relevance;
 mod sparse;
@@ -106,6 +111,7 @@ pub mod wire;
 pub use dense::VectorClock;
 pub use error::{ClockError, DecodeError};
 pub use id::{ClockId, Counter};
+pub use multi::{MultiEntry, MultiPrunedClock};
 pub use order::{ClockOrder, OrderingFidelity, Relevance};
 pub use relevance::{AllRelevant, Both, IsRelevant};
 pub use sparse::SparseClock;

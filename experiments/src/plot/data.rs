@@ -156,14 +156,7 @@ fn mean(v: &[f64]) -> f64 {
 }
 
 fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        0.5 * (s[n / 2 - 1] + s[n / 2])
-    }
+    netmeasure::quantile::median(v.iter().copied()).unwrap_or(f64::NAN)
 }
 
 /// Standard error of the mean, `s / sqrt(n)` with the sample (n-1) standard deviation; 0 for n = 1.

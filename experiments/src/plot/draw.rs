@@ -150,9 +150,10 @@ fn all_points(p: &Prepared) -> impl Iterator<Item = &Pt> {
 
 /// Computes the shared x and y axes of the figure.
 ///
-/// A log axis is used only when requested and every plotted value on it is > 0; otherwise the
-/// axis silently falls back to linear. The CDF's probability axis is always linear `0..1`, and the
-/// bar chart's x axis is categorical. Bars start at 0 on a linear axis.
+/// A log axis is used only when requested and every plotted value on it is > 0 (for bars: some
+/// value, bars of 0 being left out); otherwise the axis silently falls back to linear. The CDF's
+/// probability axis is always linear `0..1`, and the bar chart's x axis is categorical. Bars
+/// start at 0 on a linear axis and at the bottom of a log axis.
 pub(crate) fn axes(spec: &PlotSpec, p: &Prepared) -> (Axis, Axis) {
     let x = if spec.kind == PlotKind::Bar {
         Axis::Categorical(p.categories.len())
@@ -177,7 +178,10 @@ pub(crate) fn axes(spec: &PlotSpec, p: &Prepared) -> (Axis, Axis) {
             }))
             .unwrap_or((lo, hi))
         };
-        if spec.log_y && lo > 0.0 {
+        // Bars on a log axis start at its bottom; a bar of 0 (or below) is not drawn, so a
+        // zero among the bars does not force a linear axis.
+        let positive = all_points(p).any(|q| q.y > 0.0);
+        if spec.log_y && (lo > 0.0 || (spec.kind == PlotKind::Bar && positive)) {
             let (elo, ehi) = with_err(true);
             Axis::Log(log_range(elo, ehi))
         } else {

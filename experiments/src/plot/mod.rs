@@ -56,7 +56,8 @@ pub enum PlotKind {
     #[serde(alias = "Cdf", alias = "CDF")]
     Cdf,
     /// Grouped bar chart: `x` is treated as a *categorical* column (distinct values sorted like
-    /// series), one bar per series inside each category; bars start at 0 on a linear y axis.
+    /// series), one bar per series inside each category; bars start at 0 on a linear y axis
+    /// (with `log_y`: at the bottom of the axis, and bars of 0 are left out).
     /// `Aggregate::None` is treated as `Mean` for bars; `log_x` is ignored.
     #[serde(alias = "Bar")]
     Bar,
@@ -128,7 +129,8 @@ pub struct PlotSpec {
     /// Logarithmic x axis (used only if every plotted x value is > 0, else linear).
     #[serde(default)]
     pub log_x: bool,
-    /// Logarithmic y axis (used only if every plotted y value is > 0, else linear).
+    /// Logarithmic y axis (used only if every plotted y value is > 0, else linear; bar charts
+    /// need only one value > 0 and leave bars of 0 out).
     #[serde(default)]
     pub log_y: bool,
 }

@@ -169,3 +169,35 @@ pub fn peak_rss() -> Option<u64> {
         .ok()?;
     Some(kb * 1024)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_sums_the_work_of_running_jobs() {
+        let b = Board::new(4);
+        b.slots[0].report(0.5, 1_000);
+        b.slots[1].report(0.25, 2_500_000);
+        b.finish(2);
+        let line = b.line("x");
+        assert!(line.starts_with("x: 1/4 jobs, 43.8 % done, 2.5 M events"), "{line}");
+        assert!(line.contains("left"), "{line}");
+        for i in [0, 1, 3] {
+            b.finish(i);
+        }
+        let line = b.line("x");
+        assert!(line.starts_with("x: 4/4 jobs, 100.0 % done"), "{line}");
+        assert!(!line.contains("left"), "{line}");
+    }
+
+    #[test]
+    fn durations_and_counts_read_as_a_person_writes_them() {
+        assert_eq!(hms(12.4), "12s");
+        assert_eq!(hms(62.0), "1m02s");
+        assert_eq!(hms(3.0 * 3600.0 + 4.0 * 60.0), "3h04m");
+        assert_eq!(si(950.0), "950");
+        assert_eq!(si(4.12e6), "4.1 M");
+        assert_eq!(si(1.2e9), "1.2 G");
+    }
+}

@@ -6,6 +6,7 @@ mod coresel;
 mod plot;
 mod progress;
 mod pruned_clocks;
+mod quantile;
 mod reliability;
 mod runner;
 mod scenario;

@@ -1,15 +1,18 @@
 //! Long runs report progress: plain lines off a terminal with the work done increasing,
 //! a summary line at the end and in the manifest, and outputs that do not depend on it.
+//!
+//! The run is push-pull averaging: its work is almost all engine events and its output a
+//! few hundred rows, so the lines fall inside the job on a fast machine as on a slow one
+//! (a workload whose output costs as much as its simulation would end its simulated time
+//! before the first line and then spend the interval writing).
 
 use std::process::Command;
 
-const LONG: &str = r#"experiment = "smoke"
+const LONG: &str = r#"experiment = "averaging"
 seed = 3
 [params]
-nodes = 1000
-duration_s = 100.0
-ping_interval_ms = 50.0
-sample_interval_s = 10.0
+nodes = 100000
+cycles = 200
 "#;
 
 fn percent(line: &str) -> Option<f64> {
@@ -36,7 +39,7 @@ fn batch_mode_prints_increasing_progress_and_outputs_do_not_change() {
             String::from_utf8_lossy(&o.stderr).into_owned(),
         )
     };
-    let (stdout, stderr) = run("on", &["--progress-every", "0.2"]);
+    let (stdout, stderr) = run("on", &["--progress-every", "1"]);
     let shown: Vec<f64> = stderr.lines().filter_map(percent).collect();
     assert!(
         shown.len() >= 3,
@@ -53,7 +56,7 @@ fn batch_mode_prints_increasing_progress_and_outputs_do_not_change() {
     assert!(stdout.contains("events/s"), "{stdout}");
     let (_, quiet) = run("off", &["--quiet"]);
     assert!(quiet.lines().all(|l| percent(l).is_none()), "{quiet}");
-    for t in ["summary.csv", "timeseries.csv", "rtt.csv"] {
+    for t in ["cycles.csv"] {
         assert_eq!(
             std::fs::read(d.join("on").join(t)).unwrap(),
             std::fs::read(d.join("off").join(t)).unwrap(),
@@ -63,5 +66,5 @@ fn batch_mode_prints_increasing_progress_and_outputs_do_not_change() {
     let m = experiments::runner::Manifest::read(&d.join("on")).unwrap();
     let r = m.run.expect("run summary in the manifest");
     assert_eq!(r.jobs_run, 1);
-    assert!(r.events > 1_000_000, "{}", r.events);
+    assert!(r.events >= 2 * 100_000 * 200, "{}", r.events);
 }

@@ -276,3 +276,34 @@ fn unknown_params_and_topologies_are_rejected() {
     let e = crate::parse(Path::new("x.toml"), &bad).expect_err("range");
     assert!(e.to_string().contains("params.interact_prob"), "{e}");
 }
+
+/// Every figure of every shipped pruned-clocks scenario shows the swept
+/// settings in an axis, a series, a facet or a filter: none averages over them silently, and
+/// figure names are unique.
+#[test]
+fn plots_cover_the_swept_settings() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    for file in [
+        "pruned-clocks.toml",
+        "pruned-clocks-10k.toml",
+        "pruned-clocks-10k-hubs.toml",
+        "pruned-clocks-full.toml",
+    ] {
+        let s = crate::load(&dir.join(file)).expect("valid scenario");
+        let specs = experiments::plot::cover_swept_keys(s.plots(), &s.meta().axes);
+        assert!(specs.len() >= 10, "{file}: {} figures", specs.len());
+        for p in &specs {
+            assert!(
+                !p.title.contains("averaged over") && !p.title.contains("pooled over"),
+                "{file}: {}: {}",
+                p.name,
+                p.title
+            );
+        }
+        let mut names: Vec<&str> = specs.iter().map(|p| p.name.as_str()).collect();
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "{file}: duplicate figure names");
+    }
+}

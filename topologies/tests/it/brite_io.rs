@@ -154,3 +154,72 @@ fn reader_errors_name_file_line_column() {
     let e = err("Topology: ( 0 Nodes, 0 Edges )\n");
     assert!(e.contains("expected a `Nodes:` section"), "{e}");
 }
+
+#[test]
+fn nonsense_topologies_rejected_with_file_and_line() {
+    // a self-loop
+    let e = err(&GOOD.replace("0 1 0 5.00", "0 1 1 5.00"));
+    assert_eq!(
+        e,
+        "topo.brite:9:5: edge 0 is a self-loop (source and target are node 1)"
+    );
+    // fewer than 2 nodes
+    let one = "Topology: ( 1 Nodes, 0 Edges )\nModel ( 1 ): 1 10 1 1 1 1 0.15 0.2 1 10 1024\0\n\nNodes: (1)\n0 1.00 2.00 0 0 -1 RT_NODE \n\nEdges: (0):\n";
+    let e = err(one);
+    assert!(
+        e.starts_with("topo.brite:4:1: a topology needs at least 2 nodes")
+            && e.ends_with("found 1"),
+        "{e}"
+    );
+    // coordinates must be finite (an infinite one made the link length NaN)
+    let e = err(&GOOD.replace("1 4.00 6.00", "1 inf 6.00"));
+    assert_eq!(
+        e,
+        "topo.brite:6:3: expected a number for node x coordinate, found \"inf\""
+    );
+    // nodes so far apart that the link length overflows (the writer would print "inf")
+    let e = err(&GOOD.replace("1 4.00 6.00", "1 1e308 -1e308"));
+    assert_eq!(
+        e,
+        "topo.brite:9:3: edge 0: nodes 1 and 0 are too far apart for a finite link length \
+         (coordinates too large)"
+    );
+    // a negative bandwidth
+    let e = err(&GOOD.replace(" 10.00 -1 -1 E_RT U", " -10.00 -1 -1 E_RT U"));
+    assert_eq!(
+        e,
+        "topo.brite:9:17: expected a bandwidth >= 0, found -10.00"
+    );
+    // a plane side of 0 in the model line (latency scale would divide by 0)
+    let e = err(&GOOD.replace("Model ( 1 ): 2 10 1", "Model ( 1 ): 2 0 1"));
+    assert!(
+        e.starts_with("topo.brite:2:1: the model line gives a plane side HS of 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn try_csr_rejects_bad_side_ms() {
+    let t = parse_brite(GOOD, None).unwrap();
+    for bad in [-5.0, 0.0, f64::NAN, f64::INFINITY, -0.0] {
+        let e = t.try_csr(bad).unwrap_err().to_string();
+        assert!(
+            e.contains("the plane side latency must be a positive number of ms"),
+            "{bad}: {e}"
+        );
+    }
+    let g = t.try_csr(200.0).unwrap();
+    assert_eq!(g.arcs(), 2);
+    // a NaN link weight is an error naming the link, not a panic
+    let e = topologies::Csr::try_from_edges(3, [(0, 1, 1.0), (1, 2, f64::NAN)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("link 1 (1, 2) has latency nan"), "{e}");
+    let e = topologies::Csr::try_from_edges(2, [(0, 5, 1.0)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("link 0 (0, 5) is out of range for 2 nodes"),
+        "{e}"
+    );
+}

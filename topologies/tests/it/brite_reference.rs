@@ -1,5 +1,5 @@
 //! BRITE mode regenerates the three C++ reference files byte for byte, and the erand48 streams end
-//! in the states BRITE wrote back to its seed file (`topologies/tests/data/README.md`).
+//! in the states BRITE wrote back to its seed file (`tests/data/README.md`).
 
 use topologies::{BriteSeeds, Placement, WaxmanParams, rt_waxman_brite, to_brite_string};
 

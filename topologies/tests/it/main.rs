@@ -7,6 +7,7 @@ mod brite_reference;
 mod graph;
 mod latency_data;
 mod matrix_errors;
+mod params;
 mod stats;
 mod waxman_model;
 
@@ -19,31 +20,10 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Directories that may hold latency data files, in search order: `$MMVESIM_LATENCY_DATA` (a
-/// directory with the raw upstream slices, which are too large for the repository), then the
-/// workspace's `data/latency`.
-pub fn latency_data_dirs() -> Vec<PathBuf> {
-    let candidates = [
-        std::env::var_os("MMVESIM_LATENCY_DATA").map(PathBuf::from),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/latency")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .filter(|p| p.is_dir())
-        .collect()
-}
-
-/// A latency data file, or `None` after printing a note (the only allowed skip).
-pub fn latency_data_file(name: &str) -> Option<PathBuf> {
-    let found = latency_data_dirs()
-        .into_iter()
-        .map(|d| d.join(name))
-        .find(|p| p.is_file());
-    if found.is_none() {
-        eprintln!(
-            "note: {name} not found (set MMVESIM_LATENCY_DATA to a directory holding it); skipping"
-        );
-    }
-    found
+/// `<workspace>/data/latency/<name>`: the measured matrices the repository ships. The tests that
+/// use them never skip; a missing file is a failure.
+pub fn latency_data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/latency")
+        .join(name)
 }

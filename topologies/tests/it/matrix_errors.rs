@@ -164,7 +164,11 @@ fn missing_units_and_gzip() {
 fn frames_single_and_median() {
     let s = Scratch::new("frames");
     let p = s.file("f.tsv", b"0 1\n1 0\n0 3\n5 0\n0 2\nnan 0\n");
-    let o = MatrixOptions::default();
+    // NaN is read as missing only with a missing-value convention
+    let o = MatrixOptions {
+        missing: Missing::Value(f64::NAN),
+        ..MatrixOptions::default()
+    };
     assert_eq!(
         read_frames(&p, None, FrameSelect::Frame(2), &o)
             .unwrap()
@@ -179,16 +183,19 @@ fn frames_single_and_median() {
     let e = read_frames(&p, None, FrameSelect::Frame(4), &o)
         .unwrap_err()
         .to_string();
-    assert!(
-        e.contains("f.tsv:7:1:") && e.contains("at least 4 frames"),
-        "{e}"
+    assert_eq!(
+        e,
+        format!(
+            "{}:7:1: frame 4 is missing: the file ends after 3 frames of 2 rows",
+            p.display()
+        )
     );
     let p2 = s.file("g.tsv", b"0 1\n1 0\n0 3\n");
     let e = read_frames(&p2, None, FrameSelect::Median, &o)
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("g.tsv:4:1:") && e.contains("whole frames"),
+        e.contains("g.tsv:4:1: frame 2 (from line 3) is incomplete: it has 1 of its 2 rows"),
         "{e}"
     );
     let e = read_frames(&p2, Some(3), FrameSelect::Median, &o)
@@ -275,4 +282,216 @@ fn matrix_helpers() {
     t.symmetrize(topologies::Symmetrize::Min);
     assert_eq!((t.get(0, 3), t.get(3, 0)), (3.0, 3.0));
     assert_eq!(m.to_tsv(1.0, 6).lines().next(), Some("0\t1\t2\t3"));
+}
+
+#[test]
+fn nan_without_missing_marker_is_an_error() {
+    let s = Scratch::new("nan");
+    // default (missing = none): an error at the NaN's line and column, saying what to set
+    let e = err_of(&s, "nan.tsv", "0 1 2\n1 0 NaN\n2 3 0\n");
+    assert!(
+        e.contains("nan.tsv:2:5: NaN without a missing-value marker; set missing = nan"),
+        "{e}"
+    );
+    let e = err_of(&s, "na.tsv", "0 NA\n1 0\n");
+    assert!(
+        e.contains("na.tsv:1:3: NA without a missing-value marker"),
+        "{e}"
+    );
+    // the same in frames and triples
+    let p = s.file("f.tsv", b"0 1\n1 0\n0 nan\n1 0\n");
+    let e = read_frames(&p, None, FrameSelect::Median, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("f.tsv:3:3: nan without a missing-value marker"),
+        "{e}"
+    );
+    let e = read_triples(s.file("t.txt", b"0 1 nan\n"), &TripleOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("t.txt:1:5: nan without"), "{e}");
+    // with a convention, NaN is missing
+    for missing in [
+        Missing::Value(f64::NAN),
+        Missing::Value(-1.0),
+        Missing::Negative,
+        Missing::ZeroOffDiagonal,
+    ] {
+        let m = parse_matrix(
+            "0 1 2\n1 0 NaN\n2 3 0\n".as_bytes(),
+            None,
+            &MatrixOptions {
+                missing,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(m.get(1, 2).is_nan(), "{missing:?}");
+        assert_eq!(m.missing_off_diagonal(), 1);
+    }
+}
+
+#[test]
+fn fewer_than_two_nodes_rejected() {
+    let s = Scratch::new("small");
+    let e = err_of(&s, "one.tsv", "\n0\n");
+    assert!(
+        e.contains("one.tsv:2:1: a latency matrix needs at least 2 nodes") && e.contains("1 × 1"),
+        "{e}"
+    );
+    let p = s.file("one-frame.tsv", b"0\n0\n");
+    let e = read_frames(&p, None, FrameSelect::Median, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("one-frame.tsv:1:1: a latency matrix needs at least 2"),
+        "{e}"
+    );
+    let e = read_frames(&p, Some(1), FrameSelect::Median, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("frame size must be in 2..="), "{e}");
+    // no rows at all, with the frame size given (was accepted as a matrix of NaN)
+    for text in [&b""[..], b"\n\n"] {
+        let p = s.file("empty.tsv", text);
+        let e = read_frames(&p, Some(3), FrameSelect::Median, &MatrixOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("empty.tsv:") && e.contains("expected a matrix, found no data"),
+            "{e}"
+        );
+    }
+    let e = read_triples(s.file("t.txt", b"0 0 0\n"), &TripleOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.txt:2:1: a latency matrix needs at least 2 nodes"),
+        "{e}"
+    );
+    let e = read_triples(s.file("e.txt", b"# nothing\n"), &TripleOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("found 0"), "{e}");
+}
+
+#[test]
+fn unreadable_content_names_file_and_line() {
+    let s = Scratch::new("binary");
+    // bytes that are not text
+    let p = s.file("bin.tsv", b"0 1\n1 \xff\xfe0\n");
+    let e = read_matrix(&p, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bin.tsv:2:3: expected text, found the byte 0xff (not UTF-8)"),
+        "{e}"
+    );
+    // a gzip file cut in the middle, and one that is not gzip at all
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut text = String::new();
+    for i in 0..300 {
+        text.push_str(
+            &(0..300)
+                .map(|j| format!("{}", (i * j) % 97))
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        text.push('\n');
+    }
+    enc.write_all(text.as_bytes()).unwrap();
+    let gz = enc.finish().unwrap();
+    let p = s.file("cut.tsv.gz", &gz[..gz.len() / 2]);
+    let e = read_matrix(&p, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("{}:", p.display())), "{e}");
+    assert!(e.contains(": cannot read this line: "), "{e}");
+    let line: usize = e[p.display().to_string().len() + 1..]
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((2..300).contains(&line), "{e}");
+    let p = s.file("plain.tsv.gz", b"0 1 2 3\n1 0 2 3\n2 2 0 3\n3 3 3 0\n");
+    let e = read_matrix(&p, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("plain.tsv.gz:1:1: cannot read this line: invalid gzip header"),
+        "{e}"
+    );
+    // huge values that overflow when converted to ms
+    let e = read_matrix(
+        s.file("big.tsv", b"0 1e308\n1 0\n"),
+        &MatrixOptions {
+            unit: TimeUnit::Seconds,
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("big.tsv:1:3: latency 1e308 is too large"), "{e}");
+}
+
+#[test]
+fn io_errors_say_what_happened_once() {
+    let s = Scratch::new("io");
+    let absent = s.0.join("absent.tsv");
+    let e = read_matrix(&absent, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, format!("{}: no such file", absent.display()));
+    let e = read_matrix(&s.0, &MatrixOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, format!("{}: is a directory, not a file", s.0.display()));
+    let e = topologies::read_brite(&s.0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{}: is a directory, not a file", s.0.display())
+    );
+    // the message is not repeated through the error's source chain
+    assert!(std::error::Error::source(&e).is_none());
+}
+
+#[test]
+fn triples_limits_and_duplicates() {
+    // an index far beyond any real data set is an error, not a 10^12-cell allocation
+    let e = parse_triples(
+        "0 1 5\n999999 1 3\n".as_bytes(),
+        None,
+        &TripleOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("<input>:2:1: index 999999 out of range (matrices of more than 50000"),
+        "{e}"
+    );
+    let e = parse_triples(
+        "0 1 5\n".as_bytes(),
+        None,
+        &TripleOptions {
+            n: Some(usize::MAX),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("matrix size must be in 2..=50000"), "{e}");
+    // a duplicate names both lines, whatever their distance
+    let e = parse_triples(
+        "0 1 5\n1 2 3\n0 1 6\n".as_bytes(),
+        None,
+        &TripleOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("<input>:3:1: duplicate entry for pair (0, 1) (0-based; first given on line 1)"),
+        "{e}"
+    );
 }

@@ -107,10 +107,19 @@ fn validation_errors() {
     // asymmetric, diagonal
     let mut s = spec();
     s.server_links[1][2] = Some(7.0);
-    assert!(matches!(
-        err(s),
-        SpdError::AsymmetricLink { a: 1, b: 2, .. }
-    ));
+    let e = err(s);
+    assert!(matches!(e, SpdError::AsymmetricLink { a: 1, b: 2, .. }));
+    // plain words, no Debug values
+    assert_eq!(
+        e.to_string(),
+        "server link matrix is not symmetric: (1, 2) is 7 ms but (2, 1) is 8 ms"
+    );
+    let mut s = spec();
+    s.server_links[1][2] = None;
+    assert_eq!(
+        err(s).to_string(),
+        "server link matrix is not symmetric: (1, 2) is no link but (2, 1) is 8 ms"
+    );
     let mut s = spec();
     s.server_links[3][3] = Some(1.0);
     assert!(matches!(

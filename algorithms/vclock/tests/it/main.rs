@@ -5,6 +5,7 @@
 //! - `restriction`: restricting full clocks (paper §3.3);
 //! - `stored`: clocks pruned at intermediate hops;
 //! - `paper_example`: the worked example and the Algorithm 1 errata;
+//! - `multi`: the fused `MultiPrunedClock` equals the sparse clocks it fuses, per variant;
 //! - `wire`: the varint encoding and datagram budget;
 //! - `serde_support`: serde round trips (with `--features serde`).
 //!
@@ -13,6 +14,7 @@
 
 mod history;
 mod join;
+mod multi;
 mod paper_example;
 mod restriction;
 #[cfg(feature = "serde")]

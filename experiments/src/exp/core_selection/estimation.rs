@@ -230,7 +230,9 @@ pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<Estima
             _ => None,
         };
         let paths = match (&topo.graph, side_ms) {
-            (Some(g), Some(s)) if want_milestones => Some(topologies::apsp_with_paths(&g.csr(s))),
+            (Some(g), Some(s)) if want_milestones => {
+                Some(topologies::apsp_with_paths(&g.try_csr(s)?))
+            }
             _ => None,
         };
         // Targets per topology node (only hosts ping).

@@ -330,16 +330,23 @@ impl RawTopology {
                 }
                 in_range(&p("alpha"), alpha, 1e-9, 1.0)?;
                 positive(&p("beta"), beta)?;
+                let params = WaxmanSettings {
+                    nodes,
+                    hs,
+                    ls,
+                    m,
+                    alpha,
+                    beta,
+                    placement,
+                };
+                // The generator's own feasibility checks (e.g. heavy-tailed placement
+                // needs enough cells), so an impossible topology fails here, not in a job.
+                params
+                    .generator()
+                    .check()
+                    .map_err(|e| KeyError::new("topology", e.to_string()))?;
                 TopologySpec::Waxman {
-                    params: WaxmanSettings {
-                        nodes,
-                        hs,
-                        ls,
-                        m,
-                        alpha,
-                        beta,
-                        placement,
-                    },
+                    params,
                     side_ms,
                     seed,
                 }
@@ -359,6 +366,9 @@ impl RawTopology {
                     ));
                 }
                 positive(&p("side_ms"), side_ms)?;
+                ba_params(nodes, m, hs)
+                    .check()
+                    .map_err(|e| KeyError::new("topology", e.to_string()))?;
                 TopologySpec::BarabasiAlbert {
                     nodes,
                     m,
@@ -432,4 +442,34 @@ fn check_file(file: &Path, key: &str) -> Result<(), KeyError> {
         ));
     }
     Ok(())
+}
+
+impl WaxmanSettings {
+    /// The generator's parameters (BRITE's incremental growth, the scenario's values).
+    pub fn generator(&self) -> topologies::WaxmanParams {
+        topologies::WaxmanParams {
+            n: self.nodes,
+            hs: self.hs,
+            ls: self.ls,
+            placement: match self.placement {
+                PlacementName::Random => topologies::Placement::Random,
+                PlacementName::HeavyTailed => topologies::Placement::HeavyTailed,
+            },
+            growth: topologies::Growth::Incremental,
+            m: self.m,
+            alpha: self.alpha,
+            beta: self.beta,
+            ..topologies::WaxmanParams::default()
+        }
+    }
+}
+
+/// Barabási–Albert generator parameters for a scenario's values.
+pub fn ba_params(nodes: usize, m: usize, hs: u32) -> topologies::BaParams {
+    topologies::BaParams {
+        n: nodes,
+        m,
+        hs,
+        bandwidth: 10.0,
+    }
 }
