@@ -9,8 +9,8 @@
 #     merge job;
 #  5. cancels task 2 half-way (scancel of one array element), requeues it, checks that
 #     it resumes (keeps its finished jobs), and, since the cancellation left the first
-#     merge job's afterok dependency unsatisfiable, submits the merge again as
-#     submit.sh tells a user to;
+#     merge job's afterok dependency unsatisfiable, submits the merge again once every
+#     task has completed, as submit.sh tells a user to;
 #  6. compares every merged CSV byte for byte with the reference.
 #
 # Exits non-zero on any difference or failure. Needs root. Takes 1-3 minutes (plus the
@@ -205,8 +205,10 @@ case $m1 in
     *)
         [ "$m1" = CANCELLED ] || scancel "$merge1" || true
         say "first merge job $merge1 is $m1 (its dependency failed with the cancelled task); resubmitting"
-        merge=$(sbatch --parsable --dependency=afterok:"$array" --export=ALL,MMVESIM="$MMVESIM" \
-            "$here/merge.sbatch" "$work/sweep")
+        # Every task has completed (checked above), so no dependency: Slurm keeps the
+        # array's afterok unsatisfiable once one of its tasks has been cancelled, even
+        # after the task is requeued and succeeds.
+        merge=$(sbatch --parsable --export=ALL,MMVESIM="$MMVESIM" "$here/merge.sbatch" "$work/sweep")
         merge=${merge%%;*}
         ;;
 esac

@@ -6,8 +6,10 @@
 #
 # Prints the two job ids. Results: OUTDIR/task-*/ (one per task), then OUTDIR/merged/.
 # If a task fails or is cancelled, the merge job can never start (afterok); requeue the
-# task (`scontrol requeue ARRAY_ID_TASK`: it resumes, finished jobs are kept) and submit
-# the merge again: `sbatch --dependency=afterok:ARRAY_ID scripts/slurm/merge.sbatch OUTDIR`.
+# task (`scontrol requeue ARRAY_ID_TASK`: it resumes, finished jobs are kept) and, once
+# every task has completed, submit the merge again: `sbatch scripts/slurm/merge.sbatch
+# OUTDIR` (Slurm keeps the array's afterok unsatisfiable after a cancelled task, even
+# when the requeued task succeeds).
 # Extra sbatch options (partition, time limit, account): SBATCH_* environment variables.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
