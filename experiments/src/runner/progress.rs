@@ -181,7 +181,10 @@ mod tests {
         b.slots[1].report(0.25, 2_500_000);
         b.finish(2);
         let line = b.line("x");
-        assert!(line.starts_with("x: 1/4 jobs, 43.8 % done, 2.5 M events"), "{line}");
+        assert!(
+            line.starts_with("x: 1/4 jobs, 43.8 % done, 2.5 M events"),
+            "{line}"
+        );
         assert!(line.contains("left"), "{line}");
         for i in [0, 1, 3] {
             b.finish(i);
