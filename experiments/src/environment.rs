@@ -182,9 +182,7 @@ impl TopologySpec {
 impl NetworkSpec {
     /// Build the engine's network for `topo` (or `n` nodes without a topology).
     pub fn build(&self, topo: Option<&BuiltTopology>) -> anyhow::Result<sim_core::Network> {
-        use sim_core::{
-            ConstantLatency, CoordinateLatency, LatencyModel, LinkConfig, MatrixLatency,
-        };
+        use sim_core::{ConstantLatency, CoordinateLatency, LatencyModel, MatrixLatency};
         let latency: LatencyModel = match (self.latency, topo) {
             (LatencyKind::Constant, _) => {
                 ConstantLatency(SimTime::from_millis_f64(self.constant_ms)).into()
@@ -206,13 +204,18 @@ impl NetworkSpec {
             }
             (_, None) => anyhow::bail!("network latency needs a topology"),
         };
-        let cfg = LinkConfig {
+        Ok(sim_core::Network::new(latency, self.link_config()))
+    }
+
+    /// The per-message link effects (jitter, loss, ordering, uplink), for experiments that
+    /// build their own latency model (e.g. hosts attached to the topology's routers).
+    pub fn link_config(&self) -> sim_core::LinkConfig {
+        sim_core::LinkConfig {
             jitter_ms: self.jitter.clone(),
             loss: self.loss,
             ordering: self.ordering,
             uplink_bps: self.uplink_bps,
-        };
-        Ok(sim_core::Network::new(latency, cfg))
+        }
     }
 }
 

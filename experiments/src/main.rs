@@ -170,19 +170,10 @@ enum Cmd {
 #[derive(Subcommand, Debug)]
 enum SpdCmd {
     /// Run one SPD/SPDVR algorithm on a JSON instance and print the report (assignment,
-    /// servers used, delay, delay variation, run time) as JSON.
-    Solve {
-        /// Instance file (JSON: server_links, client_latency, optional names).
-        #[arg(long)]
-        instance: PathBuf,
-        /// Algorithm: alg-m, alg-mp, spdcs-h, spdp2p-h, zizo, k-best-cs, k-best-p2p, spdvr-cs,
-        /// spdvr-p2p.
-        #[arg(long)]
-        algo: String,
-        /// Delay bound mu (ms).
-        #[arg(long)]
-        mu: f64,
-    },
+    /// servers used, delay, delay variation, run time) as JSON. Solves from scratch: the
+    /// SPDVR algorithms start from SPDCS-H / SPDP2P-H's assignment unless `--initial` gives
+    /// one (the paper's worked example: `mmvesim run scenarios/spd-example.toml`).
+    Solve(exp::server_network::cli::SolveArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -630,11 +621,8 @@ fn run_file(registry: &Registry, file: &Path, opts: RunOptions, quick: bool) -> 
 
 fn spd_cmd(cmd: SpdCmd) -> Result<()> {
     match cmd {
-        SpdCmd::Solve { instance, algo, mu } => {
-            let algo: spd::Algo = algo.parse().map_err(|e| anyhow::anyhow!("--algo: {e}"))?;
-            let inst = exp::server_network::load_instance(&instance)?;
-            let report = spd::solve(&inst, algo, mu)
-                .map_err(|e| anyhow::anyhow!("{}: {algo}: {e}", instance.display()))?;
+        SpdCmd::Solve(args) => {
+            let report = exp::server_network::cli::solve(&args)?;
             println!("{}", report.to_json());
         }
     }

@@ -55,10 +55,13 @@ impl fmt::Display for ObjectId {
 }
 
 /// One ordered stream of invocations: everything a given `sender` submits through the server
-/// `origin` to one object is numbered 0, 1, 2, … and delivered in that order.
+/// `origin` to one object is numbered 0, 1, 2, … and delivered in that order. A caller that
+/// numbers its own invocations ([`crate::Server::invoke_numbered`]) chooses its key and keeps
+/// it across servers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct StreamKey {
-    /// The server where the invocations were submitted.
+    /// The server where the invocations were submitted (for a caller-numbered stream, any
+    /// value the caller chose).
     pub origin: ServerId,
     /// The application's name for the sender at that server (a client or session id).
     pub sender: u64,

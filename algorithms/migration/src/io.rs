@@ -34,6 +34,17 @@ pub enum Call<P> {
         /// The arguments.
         payload: P,
     },
+    /// [`crate::Server::invoke_numbered`].
+    InvokeNumbered {
+        /// The object's home identifier.
+        home: ObjectId,
+        /// The caller's stream.
+        stream: StreamKey,
+        /// The invocation's number in it.
+        seq: u64,
+        /// The arguments.
+        payload: P,
+    },
     /// [`crate::Server::lookup`].
     Lookup {
         /// The object's home identifier.
@@ -122,6 +133,10 @@ pub enum Event<P> {
         home: ObjectId,
         /// The object's identifier at its host when the lookup reached it.
         location: ObjectId,
+        /// The object's migration count (epoch) at that location: with the epoch of the
+        /// caller's own entry ([`EntryView::Forward`]) it tells how many migrations behind
+        /// the caller's reference was.
+        epoch: u32,
         /// How many times the lookup was sent between servers (0 if the object is here).
         hops: u32,
     },

@@ -43,7 +43,10 @@
 //!   server hosting the object at that moment, unless the object is destroyed first (then it
 //!   is reported once as [`Event::Dropped`]);
 //! - invocations of one stream ([`StreamKey`]: origin server and sender) to one object are
-//!   delivered in the order they were submitted; there is no order between streams;
+//!   delivered in the order they were submitted; there is no order between streams. A
+//!   caller that moves between servers (a client reconnecting to the object's new host)
+//!   keeps one stream by numbering its invocations itself ([`Server::invoke_numbered`]):
+//!   they are then delivered in its numbering, whatever servers they were submitted at;
 //! - every lookup is answered exactly once, with the object's host when the lookup reached it.
 //!
 //! How: messages that arrive during a migration are buffered at the source and forwarded
@@ -92,10 +95,10 @@
 //! ```
 //!
 //! # Cost (`benches/invocation.rs`, one core of the 2-core dev machine, release build)
-//! The analogue of the paper's Table 2, medians: a plain method call ≈ 2.3 ns; an invocation
-//! through the name service on the object's own server ≈ 54 ns; a remote invocation
-//! (name service, postcard encode and decode, delivery, apply) ≈ 180 ns, ≈ 1 µs with JSON;
-//! one more forwarding entry adds ≈ 140 ns. Processing is negligible next to network hops.
+//! The analogue of the paper's Table 2, medians: a plain method call ≈ 2 ns; an invocation
+//! through the name service on the object's own server ≈ 47 ns; a remote invocation
+//! (name service, postcard encode and decode, delivery, apply) ≈ 160 ns, ≈ 0.9 µs with JSON;
+//! one more forwarding entry adds ≈ 130 ns. Processing is negligible next to network hops.
 //!
 //! # Not covered
 //! Partial failures (§7.2), distributed garbage collection by reference counting (§7.1; an

@@ -36,6 +36,11 @@ pub enum Body<P> {
         stream: StreamKey,
         /// Its number in the stream (0, 1, 2, …).
         seq: u64,
+        /// The server the invocation was submitted at: with invocation shortening it is told
+        /// the object's location. The stream's origin for server-numbered streams; for
+        /// caller-numbered ones ([`crate::Server::invoke_numbered`]) whichever server the
+        /// caller used this time.
+        via: ServerId,
         /// The application's arguments.
         payload: P,
     },

@@ -112,6 +112,7 @@ where
             Body::Invoke {
                 stream,
                 seq,
+                via,
                 payload,
             } => {
                 let st = h.streams.entry(stream).or_default();
@@ -154,13 +155,13 @@ where
                     delivered += 1;
                 }
                 self.stats.delivered += delivered;
-                if self.config.shorten_on_invoke && hops > 1 && stream.origin != self.id {
-                    let lease_until = grant(h, home, stream.origin, leases.initial_term(), now);
+                if self.config.shorten_on_invoke && hops > 1 && via != self.id {
+                    let lease_until = grant(h, home, via, leases.initial_term(), now);
                     self.stats.lease_grants += u64::from(lease_until.is_some());
                     send_location(
                         &mut self.stats,
                         out,
-                        stream.origin,
+                        via,
                         home,
                         location,
                         h.epoch,
@@ -191,6 +192,7 @@ where
                         request,
                         home,
                         location,
+                        epoch,
                         hops,
                     }));
                 } else {

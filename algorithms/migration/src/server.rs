@@ -223,12 +223,50 @@ where
             Body::Invoke {
                 stream,
                 seq,
+                via: self.id,
                 payload,
             },
             now,
             out,
         );
         Ok(seq)
+    }
+
+    /// Invokes the object on behalf of a caller that numbers its own invocations: `seq` is
+    /// the invocation's number in the caller's `stream` (0, 1, 2, … without gaps), whichever
+    /// server each one is submitted at. A client that reconnects to another server (the
+    /// object's new host, say) keeps its stream, and the object applies its invocations in
+    /// the client's order even when an older one is still on its way through a forwarding
+    /// chain; with [`Server::invoke`] each server numbers its own stream and there is no order
+    /// between them.
+    ///
+    /// The caller must submit every number exactly once (a number that never arrives holds
+    /// back the later ones of the stream; one submitted twice is discarded as a duplicate),
+    /// and its stream keys must not collide with those of [`Server::invoke`] (whose origin
+    /// is the submitting server and whose sender is the caller's id there): give callers
+    /// their own sender ids, or an origin no server uses.
+    pub fn invoke_numbered(
+        &mut self,
+        home: ObjectId,
+        stream: StreamKey,
+        seq: u64,
+        payload: P,
+        now: u64,
+        out: &mut Vec<Output<P>>,
+    ) -> Result<(), CallError> {
+        self.check_exists(home)?;
+        self.dispatch(
+            home,
+            Body::Invoke {
+                stream,
+                seq,
+                via: self.id,
+                payload,
+            },
+            now,
+            out,
+        );
+        Ok(())
     }
 
     /// Asks where the object is. The answer comes as an [`Event::LookupResolved`] with this
@@ -275,6 +313,12 @@ where
                         sender,
                         payload,
                     } => self.invoke(home, sender, payload, now, out).map(drop),
+                    Call::InvokeNumbered {
+                        home,
+                        stream,
+                        seq,
+                        payload,
+                    } => self.invoke_numbered(home, stream, seq, payload, now, out),
                     Call::Lookup { home } => self.lookup(home, now, out).map(drop),
                     Call::Migrate { home, to } => self.migrate(home, to, now, out),
                     Call::Destroy { home } => self.destroy(home, now, out).map(drop),
@@ -310,6 +354,7 @@ where
                     request,
                     home,
                     location,
+                    epoch,
                     hops,
                 }));
             }

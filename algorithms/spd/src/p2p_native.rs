@@ -29,6 +29,7 @@ use crate::matching::matching_for_root;
 use crate::solution::{Assignment, Model, Solution};
 
 /// Where the SPD-P2P heuristics start (see the module docs).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum P2pStart {

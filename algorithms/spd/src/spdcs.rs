@@ -40,6 +40,7 @@ use crate::solution::{Assignment, Model, Solution};
 /// Which root(s) SPDCS-H starts from. The paper: "It begins with a server r (as the root of the
 /// tree T)" — one root, not named. Serialised as `"all-roots"`, `"matching-root"`,
 /// `{"fixed": r}`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpdcsRoot {

@@ -38,6 +38,7 @@ use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
 
 /// Which tuple key Algorithm 1 sorts by (see the module docs).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChainKey {

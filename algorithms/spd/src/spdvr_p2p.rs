@@ -40,6 +40,7 @@ use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
 
 /// How Procedure Reassign picks among the servers of S′ (see the module docs).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReassignRule {

@@ -10,8 +10,14 @@
 //!
 //! Fig. 3's assignment is missing from the text (figures are lost); a→A, b→D, c→B, d→D, e→C
 //! with root D is the one Table IV's pair delays imply ([`fig3_assignment`]).
+//!
+//! Fig. 5 (ZIZO's counterexample) has its own instance, a witness built from the numbers the
+//! text states ([`fig5`]: [`fig5_instance`], [`figure_5`]).
 
 use serde::Serialize;
+
+pub mod fig5;
+pub use fig5::{FIG5_MU, fig5_instance, figure_5};
 
 use crate::exact::brute_force_min_variation_p2p;
 use crate::instance::Instance;

@@ -34,6 +34,7 @@ use crate::instance::Instance;
 use crate::solution::{Assignment, Model, Solution};
 
 /// How the core server s* measures its distance to a client.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZizoCore {
@@ -49,6 +50,7 @@ pub enum ZizoCore {
 
 /// Which servers a zoom-out move may send clients of server s to (always closer to the core:
 /// d(t, s*) < d(s, s*)).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZizoTargets {
@@ -64,6 +66,7 @@ pub enum ZizoTargets {
 }
 
 /// What one zoom-out move migrates.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZizoMoves {
@@ -78,6 +81,7 @@ pub enum ZizoMoves {
 
 /// The readings of the ZIZO reconstruction (see the module docs); `Default` is the reading
 /// documented there.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ZizoConfig {

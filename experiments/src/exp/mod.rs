@@ -8,6 +8,7 @@ use crate::experiment::Registry;
 
 pub mod averaging;
 pub mod core_selection;
+pub mod migration;
 pub mod pruned_clocks;
 pub mod server_network;
 pub mod smoke;
@@ -19,7 +20,9 @@ pub fn registry() -> Registry {
         .register(&averaging::Averaging)
         .register(&core_selection::CoreDiameter)
         .register(&core_selection::CoreEstimation)
+        .register(&migration::MigrationLoop)
         .register(&pruned_clocks::PrunedClocks)
         .register(&server_network::SpdEval)
         .register(&server_network::SpdGap)
+        .register(&server_network::SpdExample)
 }

@@ -330,7 +330,12 @@ fn kind_text(root: &Json, schema: &Json) -> String {
             } else {
                 non_null
                     .iter()
-                    .map(|b| kind_text(root, b))
+                    .map(
+                        |b| match resolve(root, b).get("const").and_then(Json::as_str) {
+                            Some(c) => format!("\"{c}\""),
+                            None => kind_text(root, b),
+                        },
+                    )
                     .collect::<Vec<_>>()
                     .join(" or ")
             };

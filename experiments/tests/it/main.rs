@@ -3,6 +3,7 @@
 mod cli;
 mod contract;
 mod coresel;
+mod migration;
 mod plot;
 mod progress;
 mod pruned_clocks;
@@ -13,6 +14,8 @@ mod scenario;
 mod slurm;
 mod smoke_props;
 mod spd;
+mod spd_example;
+mod spd_readme;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;

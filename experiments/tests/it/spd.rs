@@ -84,7 +84,13 @@ fn eval_tables_are_byte_identical_across_thread_counts_except_runtime() {
     assert_eq!(s.job_count(), 2);
     run(&*s, &d.join("one"), 1);
     run(&*s, &d.join("two"), 2);
-    for t in ["results.csv", "spdvr.csv", "network.csv"] {
+    for t in [
+        "results.csv",
+        "spdvr.csv",
+        "spdvr_change.csv",
+        "network.csv",
+        "spdcs_vs_matching.csv",
+    ] {
         let a = std::fs::read(d.join("one").join(t)).unwrap();
         let b = std::fs::read(d.join("two").join(t)).unwrap();
         assert!(!a.is_empty());
@@ -151,8 +157,6 @@ fn eval_results_respect_the_papers_invariants() {
                     num(r, "variation_ms") <= num(&by[&key("spdp2p-h")], "variation_ms") + 1e-9
                 );
             }
-            // SPDCS-H minimises servers: never more than Algorithm Matching
-            "spdcs-h" => assert!(servers("spdcs-h") <= servers("alg-m")),
             _ => {}
         }
     }
@@ -169,6 +173,40 @@ fn eval_results_respect_the_papers_invariants() {
         let k = (r["rep"].clone(), r["f"].clone(), src.to_owned());
         assert_eq!(r["variation_ms"], by[&k]["variation_ms"]);
         assert_eq!(r["delay_ms"], by[&k]["delay_ms"]);
+    }
+    // the §III-A claim table agrees with the results table (the claim itself can fail:
+    // algorithms/spd's test spdcs_claim::spdcs_h_uses_more_servers_than_matching)
+    let claims = read_csv(&d.join("out").join("spdcs_vs_matching.csv"));
+    assert_eq!(claims.len(), 2 * 6);
+    for c in &claims {
+        let k = |a: &str| (c["rep"].clone(), c["f"].clone(), a.to_owned());
+        assert_eq!(
+            num(c, "spdcs_servers"),
+            num(&by[&k("spdcs-h")], "servers_used")
+        );
+        assert_eq!(
+            num(c, "matching_servers"),
+            num(&by[&k("alg-m")], "servers_used")
+        );
+        assert_eq!(c["claim_applies"], "true", "μ = f·Γ ≥ Γ: {c:?}");
+        let exceeds = num(c, "spdcs_servers") > num(c, "matching_servers");
+        assert_eq!(c["exceeds"], exceeds.to_string(), "{c:?}");
+    }
+    // Γ and the smallest P2P delay found per network: a P2P delay never exceeds its CS delay
+    let net = read_csv(&d.join("out").join("network.csv"));
+    assert_eq!(net.len(), 2);
+    for r in &net {
+        let ratio = num(r, "min_p2p_over_gamma");
+        assert!(ratio > 0.0 && ratio <= 1.0 + 1e-12, "{r:?}");
+    }
+    // spdvr_change = after − before of the spdvr table
+    let ch = read_csv(&d.join("out").join("spdvr_change.csv"));
+    assert_eq!(ch.len(), 2 * 6 * 2);
+    for r in &ch {
+        let before = num(r, "delay_before_ms");
+        let after = num(r, "delay_after_ms");
+        assert_eq!(num(r, "delay_change_ms"), after - before);
+        assert!(num(r, "variation_change_ms") <= 1e-9, "{r:?}");
     }
     // larger μ never needs more servers (SPDCS-H, averaged over the networks)
     let mean_servers = |f: &str| -> f64 {
@@ -198,6 +236,65 @@ fn k_best_is_skipped_beyond_its_limits_and_says_so() {
             .filter(|r| r["algo"] == "k-best-cs")
             .all(|r| r["status"] == "ok")
     );
+}
+
+#[test]
+fn ablation_params_select_algorithms_readings_and_the_below_gamma_check() {
+    let d = crate::runner::tmp("spd-eval-ablation");
+    let text = EVAL.replace(
+        "k_best_p2p_max_pairs = 1e6",
+        "k_best_p2p_max_pairs = 1e6\nfactors = [1.3]\nalgos = [\"spdp2p-h\", \"zizo\", \"spdvr-p2p\"]\n\
+         below_gamma_factors = [0.9]\nzizo_moves = \"per-client\"\n\
+         [sweep]\n\"params.spdcs_root\" = [\"all-roots\", \"matching-root\"]",
+    );
+    let s = load(&d, "eval.toml", &text);
+    assert_eq!(s.job_count(), 4);
+    run(&*s, &d.join("out"), 2);
+    let rows = read_csv(&d.join("out").join("results.csv"));
+    // 2 roots × 2 networks × 1 f × 3 algorithms
+    assert_eq!(rows.len(), 2 * 2 * 3);
+    let algos: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["algo"].as_str()).collect();
+    assert_eq!(algos, ["spdp2p-h", "spdvr-p2p", "zizo"].into());
+    // every-root SPDCS-H never uses more servers than the single (Matching) root
+    let servers = |root: &str, rep: &str| {
+        num(
+            rows.iter()
+                .find(|r| {
+                    r["params.spdcs_root"] == root && r["rep"] == rep && r["algo"] == "spdp2p-h"
+                })
+                .unwrap(),
+            "servers_used",
+        )
+    };
+    for rep in ["0", "1"] {
+        assert!(servers("all-roots", rep) <= servers("matching-root", rep));
+    }
+    // ZIZO does not depend on SPDCS-H's root
+    let zizo: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r["algo"] == "zizo")
+        .map(|r| (r["rep"].clone(), r["servers_used"].clone()))
+        .collect();
+    assert_eq!(zizo[..2], zizo[2..]);
+    // below Γ: rows for both starts; a solution found by the fallback always exists
+    let miss = read_csv(&d.join("out").join("p2p_misses.csv"));
+    assert_eq!(miss.len(), 2 * 2 * 2);
+    for r in &miss {
+        assert!(num(r, "mu_ms") < num(r, "gamma_ms"));
+        if r["start"] == "cs-tree" && r["p2p_exists"] == "true" {
+            // the paper's heuristics: alg-mp's Γ tree misses any μ < Γ as P2P only if its P2P
+            // delay does; the count is consistent with the flags
+            let missed = ["alg_mp", "spdp2p_h", "spdvr_p2p"]
+                .iter()
+                .filter(|k| r[**k] == "false")
+                .count()
+                + usize::from(r["k_best_p2p"] == "false");
+            assert_eq!(num(r, "missed") as usize, missed, "{r:?}");
+        }
+        if r["start"] == "p2p-fallback" && r["spdp2p_h"] == "true" {
+            assert_eq!(r["p2p_exists"], "true", "{r:?}");
+        }
+    }
 }
 
 #[test]
@@ -241,6 +338,40 @@ fn bad_params_are_rejected_with_the_key() {
     std::fs::write(&f, EVAL.replace("servers = 8", "servers = 200")).unwrap();
     let e = crate::load(&f).unwrap_err().to_string();
     assert!(e.contains("params.servers: must be in [3, 63]"), "{e}");
+    std::fs::write(
+        &f,
+        EVAL.replace("servers = 8", "servers = 8\nspdcs_root = { fixed = 8 }"),
+    )
+    .unwrap();
+    let e = crate::load(&f).unwrap_err().to_string();
+    assert!(
+        e.contains("params.spdcs_root") && e.contains("fixed root 8"),
+        "{e}"
+    );
+    std::fs::write(
+        &f,
+        EVAL.replace("servers = 8", "servers = 8\nalgos = [\"spdcs\"]"),
+    )
+    .unwrap();
+    let e = crate::load(&f).unwrap_err().to_string();
+    assert!(e.contains("params.algos") && e.contains("spdcs"), "{e}");
+    std::fs::write(
+        &f,
+        EVAL.replace("servers = 8", "servers = 8\nzizo_targets = \"far\""),
+    )
+    .unwrap();
+    let e = crate::load(&f).unwrap_err().to_string();
+    assert!(
+        e.contains("params.zizo_targets") && e.contains("next-hop"),
+        "{e}"
+    );
+    std::fs::write(
+        &f,
+        EVAL.replace("servers = 8", "servers = 8\nbelow_gamma_factors = [1.2]"),
+    )
+    .unwrap();
+    let e = crate::load(&f).unwrap_err().to_string();
+    assert!(e.contains("params.below_gamma_factors"), "{e}");
     std::fs::write(&f, GAP.replace("clients = 5", "clients = 40")).unwrap();
     let e = crate::load(&f).unwrap_err().to_string();
     assert!(e.contains("params.clients: must be in [2, 12]"), "{e}");
@@ -249,11 +380,29 @@ fn bad_params_are_rejected_with_the_key() {
 #[test]
 fn the_shipped_scenarios_validate() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for f in ["spd-eval.toml", "spd-gap.toml"] {
-        let s = crate::load(&root.join("scenarios").join(f)).unwrap();
-        assert_eq!(s.job_count(), if f == "spd-eval.toml" { 450 } else { 120 });
+    for (f, jobs) in SHIPPED {
+        let path = root.join("scenarios").join(f);
+        let s = crate::load(&path).unwrap();
+        assert_eq!(s.job_count(), *jobs, "{f}");
+        // every SPD scenario has a quick variant with far fewer jobs
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("[quick]"), "{f} has no [quick] table");
+        let q = experiments::exp::registry().load_quick(&path).unwrap();
+        assert!(q.job_count() <= 4, "{f}: {} quick jobs", q.job_count());
     }
 }
+
+/// The shipped SPD scenarios and their job counts.
+const SHIPPED: &[(&str, usize)] = &[
+    ("spd-eval.toml", 450),
+    ("spd-gap.toml", 120),
+    ("spd-example.toml", 1),
+    ("spd-below-gamma.toml", 450),
+    ("spd-ablation-root.toml", 900),
+    ("spd-ablation-zizo.toml", 450 * 12),
+    ("spd-ablation-stretch.toml", 1350),
+    ("spd-ablation-kbest.toml", 900),
+];
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/spd-instances/worked-example.json")

@@ -97,3 +97,29 @@ fn invocation_shortening_tells_the_origin() {
         assert_eq!(hops, want, "round {round}");
     }
 }
+
+#[test]
+fn lookup_reports_the_migration_count_it_found() {
+    for k in 0..=6 {
+        let (mut net, home) = chain(k, Config::PAPER);
+        for from in 0..=k {
+            let r = net
+                .call(from, |s, now, out| s.lookup(home, now, out))
+                .unwrap();
+            net.run(10_000);
+            let (hops, epoch) = net.lookup_resolved(from, r).expect("lookup resolved");
+            assert_eq!(epoch, k, "k = {k}, from {from}");
+            // The caller's entry points at the location of epoch `from + 1` (or is the host),
+            // so it is `k - from` migrations behind and the lookup takes as many hops.
+            if from < k {
+                let Some(EntryView::Forward { epoch: e, .. }) = net.server(from).entry(home) else {
+                    panic!("server {from} has no forwarding entry");
+                };
+                assert_eq!(e, from + 1);
+                assert_eq!(hops, epoch - e + 1);
+            } else {
+                assert_eq!(hops, 0);
+            }
+        }
+    }
+}

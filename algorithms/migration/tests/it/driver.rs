@@ -255,10 +255,18 @@ impl Net {
 
     /// Hops of the last `LookupResolved` for `request` seen at server `s`.
     pub fn lookup_hops(&self, s: u32, request: u64) -> Option<u32> {
+        self.lookup_resolved(s, request).map(|(hops, _)| hops)
+    }
+
+    /// Hops and resolved epoch of the last `LookupResolved` for `request` seen at server `s`.
+    pub fn lookup_resolved(&self, s: u32, request: u64) -> Option<(u32, u32)> {
         self.events.iter().rev().find_map(|l| match l.event {
             Event::LookupResolved {
-                request: r, hops, ..
-            } if r == request && l.server.0 == s => Some(hops),
+                request: r,
+                hops,
+                epoch,
+                ..
+            } if r == request && l.server.0 == s => Some((hops, epoch)),
             _ => None,
         })
     }

@@ -4,5 +4,6 @@ mod chain;
 mod driver;
 mod leases;
 mod no_loss;
+mod numbered;
 mod oslo;
 mod protocol;

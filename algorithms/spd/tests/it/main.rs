@@ -3,6 +3,7 @@
 mod apsp;
 mod common;
 mod example;
+mod fig5;
 mod format;
 mod p2p_start;
 mod props;

@@ -29,7 +29,7 @@
 //! median matrix for PlanetLab/Seattle), i.e. the paper's all-to-all ping matrix without its
 //! measurement noise.
 
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Experiment, Job, Progress};
 use crate::nodes::{VivaldiRun, random_neighbours, run_pings, run_vivaldi};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
@@ -167,7 +167,15 @@ fn usable(x: f64) -> bool {
 }
 
 /// Build the topology, measure, and estimate (everything but the figure's metrics).
-pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<EstimationRun> {
+///
+/// `progress` is told, after each simulation (the landmark measurement, then every Vivaldi
+/// configuration), the share of simulations done and the engine events so far.
+pub fn estimate(
+    spec: &Settings,
+    p: &Params,
+    seed: u64,
+    progress: &Progress,
+) -> anyhow::Result<EstimationRun> {
     let tspec = spec
         .topology
         .as_ref()
@@ -206,6 +214,8 @@ pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<Estima
     let mut estimates = Vec::new();
 
     // Landmark measurement and estimators.
+    let sims = usize::from(!p.landmark_methods.is_empty()) + p.neighbours.len() * p.rates_hz.len();
+    let (mut sims_done, mut events_so_far) = (0usize, 0u64);
     if !p.landmark_methods.is_empty() {
         // Landmarks: hosts with the fewest missing RTTs, ties in a seeded random order.
         let mut rng = sim_core::rng::stream_rng(seed, sim_core::rng::GLOBAL_STREAM, "landmarks");
@@ -268,6 +278,9 @@ pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<Estima
             10.0 + max_rtt / 1000.0,
             sim_core::rng::stream_seed(seed, 0, "landmark-pings"),
         );
+        sims_done += 1;
+        events_so_far += ping_events;
+        progress.report(sims_done as f64 / sims as f64, events_so_far);
         // measured(a, topology node t) for host index a.
         let measured = |a: usize, t: usize| -> f64 {
             let ha = hosts[a];
@@ -376,6 +389,9 @@ pub fn estimate(spec: &Settings, p: &Params, seed: u64) -> anyhow::Result<Estima
             };
             let net = spec.network.build(Some(&topo))?;
             let out = run_vivaldi(net, n, &hosts, &neigh, &run, seed)?;
+            sims_done += 1;
+            events_so_far += out.events;
+            progress.report(sims_done as f64 / sims as f64, events_so_far);
             for (t, coords) in logs.iter().zip(&out.coords) {
                 estimates.push(Estimate {
                     estimator: "vivaldi".into(),
@@ -680,7 +696,7 @@ impl Experiment for CoreEstimation {
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let p = job.params();
-        let run = estimate(job.settings(), p, job.seed)?;
+        let run = estimate(job.settings(), p, job.seed, &job.progress)?;
         match p.figure {
             Figure::Accuracy => Ok(fig6(&run, p, job.seed)),
             _ => fig78(&run, p, job.seed),

@@ -5,6 +5,7 @@ use super::meetings::Meetings;
 use super::player::{ActionKind, NodeCfg, Player, Shared, Stats, WorldState};
 use super::report::{self, Counts};
 use super::{Params, variant_names};
+use crate::experiment::Progress;
 use crate::scenario::Settings;
 use crate::table::Table;
 use gameworld::{Aoi, Mobility, ObstacleConfig, World, WorldConfig};
@@ -13,8 +14,14 @@ use sim_core::{SimConfig, SimTime, Simulation};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// Run one point (public so tests can drive it without a scenario file).
-pub fn run_params(p: &Params, spec: &Settings, seed: u64) -> anyhow::Result<Vec<Table>> {
+/// Run one point (public so tests can drive it without a scenario file). `progress` is told
+/// the share of ticks done and the engine events once per simulated second.
+pub fn run_params(
+    p: &Params,
+    spec: &Settings,
+    seed: u64,
+    progress: &Progress,
+) -> anyhow::Result<Vec<Table>> {
     let n = p.players;
     let side = if p.scale_world {
         p.world_side * (n as f64 / p.reference_players as f64).sqrt()
@@ -115,9 +122,13 @@ pub fn run_params(p: &Params, spec: &Settings, seed: u64) -> anyhow::Result<Vec<
     let mut buf: Vec<u32> = Vec::new();
     let mut receivers: Vec<u32> = Vec::new();
     let mut meetings = Meetings::new(n, p.tick_ms);
+    let report_every = (1000.0 / p.tick_ms).ceil().max(1.0) as u64;
     for k in 1..=ticks {
         let now = SimTime(tick.as_nanos() * k);
         sim.run_until(now);
+        if k % report_every == 0 {
+            progress.report(k as f64 / ticks as f64, sim.events_processed());
+        }
         let t_s = now.as_secs_f64();
         meetings.measure(k, &sim);
         {

@@ -1,19 +1,23 @@
 //! `spd-eval`: every algorithm of the paper's Tables VI/VII and both SPDVR algorithms on
-//! every generated network and every delay bound (§IV, Figs. 7–14 and run time).
+//! every generated network and every delay bound (§IV, Figs. 7–14 and run time), plus two
+//! checks of the paper's claims (SPDCS-H vs Algorithm Matching; the P2P heuristics below Γ)
+//! and the readings the ablation scenarios vary (SPDCS-H's root, ZIZO's readings).
 
 use std::time::Instant;
 
 use super::network::{NetworkParams, PAPER_FACTORS, check_network, network_seed, paper_network};
 use crate::experiment::{Experiment, Job};
-use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::plot::PlotSpec;
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables};
 use crate::table::Table;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use spd::{
-    ChainKey, Instance, ReassignRule, Solution, SpdcsRoot, alg_m, alg_mp, k_best_cs, k_best_p2p,
-    k_best_pairs, spdcs_h, spdp2p_h, spdvr_cs, spdvr_p2p, zizo,
+    Algo, ChainKey, Instance, KBestConfig, P2pStart, ReassignRule, Solution, SolveOptions,
+    SpdcsRoot, ZizoConfig, ZizoCore, ZizoMoves, ZizoTargets, alg_m, alg_mp, k_best_cs, k_best_p2p,
+    k_best_pairs, p2p_min_delay, p2p_misses, spdcs_h, spdcs_vs_matching, spdp2p_h, spdvr_cs,
+    spdvr_p2p, zizo_with,
 };
 
 /// `[params]` of `spd-eval`.
@@ -29,6 +33,25 @@ pub struct EvalParams {
     /// The factors f of μ = f·Γ.
     #[schemars(length(min = 1), inner(range(min = 1, max = 100)))]
     pub factors: Vec<f64>,
+    /// The algorithms to run and report (table `results`). The inputs they need are computed
+    /// anyway: SPDCS-H for k-best (CS)'s k and SPDVR-CS's input, SPDP2P-H for k-best (P2P)'s k
+    /// and SPDVR-P2P's input. The `spdvr` table needs `spdvr-cs` / `spdvr-p2p`.
+    #[schemars(length(min = 1))]
+    pub algos: Vec<Algo>,
+    /// SPDCS-H's root (also for SPDP2P-H, k-best's k and the SPDVR inputs): `"all-roots"`
+    /// (our default: the greedy from every root, fewest servers kept), `"matching-root"` (the
+    /// paper's single greedy, started at Algorithm Matching's root) or `{ fixed = r }`.
+    pub spdcs_root: SpdcsRoot,
+    /// What k-best's k counts of the heuristic that supplies it (SPDCS-H for CS, SPDP2P-H for
+    /// P2P): `"servers-used"` (ours: every server carrying traffic, relays included) or
+    /// `"contact-servers"` (the servers clients connect to, relays left out).
+    pub k_best_k: KFrom,
+    /// ZIZO reconstruction: how the core server measures its distance to a client.
+    pub zizo_core: ZizoCore,
+    /// ZIZO reconstruction: where a zoom-out move may send clients.
+    pub zizo_targets: ZizoTargets,
+    /// ZIZO reconstruction: whether a server's clients move together or one by one.
+    pub zizo_moves: ZizoMoves,
     /// Run k-best (CS) only when n ≤ this.
     #[schemars(range(max = 63))]
     pub k_best_cs_max_servers: usize,
@@ -44,6 +67,11 @@ pub struct EvalParams {
     /// 120 / 30 clients, so k ≥ 8 at μ = Γ would take minutes per call).
     #[schemars(range(min = 0, max = 1e30))]
     pub k_best_p2p_max_pairs: f64,
+    /// Factors f < 1 at which to check whether the P2P heuristics (alg-mp, SPDP2P-H, k-best
+    /// (P2P), SPDVR-P2P) miss a P2P solution that exists (μ = f·Γ below Γ; table `p2p_misses`,
+    /// with the paper's CS-tree start and with the P2P fallback). Empty: no check.
+    #[schemars(inner(range(min = 0.01, max = 1)))]
+    pub below_gamma_factors: Vec<f64>,
     /// Waxman plane side HS.
     #[schemars(range(min = 10, max = 1_000_000))]
     pub hs: u32,
@@ -74,10 +102,17 @@ impl Default for EvalParams {
             servers: 25,
             clients: 50,
             factors: PAPER_FACTORS.to_vec(),
+            algos: Algo::ALL.to_vec(),
+            spdcs_root: SpdcsRoot::AllRoots,
+            k_best_k: KFrom::ServersUsed,
+            zizo_core: ZizoCore::default(),
+            zizo_targets: ZizoTargets::default(),
+            zizo_moves: ZizoMoves::default(),
             k_best_cs_max_servers: 30,
             k_best_p2p_max_servers: 30,
             k_best_cs_max_pairs: 2e10,
             k_best_p2p_max_pairs: 1e6,
+            below_gamma_factors: Vec::new(),
             hs: 1000,
             waxman_m: 2,
             alpha: 0.15,
@@ -103,35 +138,46 @@ impl EvalParams {
             gamma_ms: self.gamma_ms,
         }
     }
+
+    /// The ZIZO readings as the library's config.
+    pub fn zizo(&self) -> ZizoConfig {
+        ZizoConfig {
+            core: self.zizo_core,
+            targets: self.zizo_targets,
+            moves: self.zizo_moves,
+        }
+    }
+
+    /// Whether `algo` is reported.
+    pub fn runs(&self, algo: Algo) -> bool {
+        self.algos.contains(&algo)
+    }
+}
+
+/// What k-best's k counts of the heuristic's solution (§IV-C: "k is given by SPDCS-H"; the
+/// paper does not say whether relays count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum KFrom {
+    /// Every server the solution uses (contact servers, root, relays): what Figs. 7 and 9 count.
+    ServersUsed,
+    /// Only the contact servers (the servers clients connect to).
+    ContactServers,
+}
+
+impl KFrom {
+    fn k(self, s: &Solution) -> usize {
+        match self {
+            KFrom::ServersUsed => s.num_servers(),
+            KFrom::ContactServers => s.assignment.num_contact_servers(),
+        }
+    }
 }
 
 fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     let t = Instant::now();
     let out = f();
     (out, t.elapsed().as_secs_f64() * 1e6)
-}
-
-/// The f used by the paper's single-f figures (1.3), or the nearest available factor.
-fn figure_factor(factors: &[f64], want: f64) -> f64 {
-    factors
-        .iter()
-        .copied()
-        .min_by(|a, b| (a - want).abs().total_cmp(&(b - want).abs()))
-        .unwrap_or(want)
-}
-
-/// The server count of the paper's figures (25) if the scenario has it, else the first one.
-fn figure_servers(s: &Scenario<EvalParams>) -> Option<String> {
-    let seen: Vec<usize> = s.points.iter().map(|pt| pt.params.servers).collect();
-    if seen.contains(&25) {
-        Some("25".into())
-    } else {
-        seen.first().map(|n| n.to_string())
-    }
-}
-
-fn fmt_f(f: f64) -> String {
-    format!("{f}")
 }
 
 /// The `spd-eval` experiment (§IV, Figs. 7–14 and run time).
@@ -145,6 +191,7 @@ const RESULT_COLS: &[&str] = &[
     "mu_ms",
     "algo",
     "model",
+    "kind",
     "status",
     "feasible",
     "servers_used",
@@ -153,26 +200,49 @@ const RESULT_COLS: &[&str] = &[
     "k",
 ];
 
-fn push_result(
-    t: &mut Table,
+/// `spd` for the SPD algorithms of Tables VI/VII (Figs. 7–9), `spdvr` for Algorithms 1 and 2.
+fn kind(algo: Algo) -> &'static str {
+    match algo {
+        Algo::SpdvrCs | Algo::SpdvrP2p => "spdvr",
+        _ => "spd",
+    }
+}
+
+fn model(algo: Algo) -> &'static str {
+    match algo.model() {
+        spd::Model::Cs => "cs",
+        spd::Model::P2p => "p2p",
+    }
+}
+
+/// One (network, f): the key columns every table starts with.
+#[derive(Clone, Copy)]
+struct Key {
     n: usize,
     m: usize,
     f: f64,
     mu: f64,
-    algo: &str,
-    model: &str,
+}
+
+fn push_result(
+    t: &mut Table,
+    key: Key,
+    algo: Algo,
     res: &Result<Solution, String>,
     k: Option<usize>,
 ) {
+    let Key { n, m, f, mu } = key;
     let k = k.map(|k| k as i64).unwrap_or(-1);
+    let (name, model, kind) = (algo.name(), model(algo), kind(algo));
     match res {
         Ok(s) => t.push(row![
             n,
             m,
             f,
             mu,
-            algo,
+            name,
             model,
+            kind,
             "ok",
             s.feasible,
             s.num_servers(),
@@ -185,8 +255,9 @@ fn push_result(
             m,
             f,
             mu,
-            algo,
+            name,
             model,
+            kind,
             status.as_str(),
             false,
             -1i64,
@@ -222,15 +293,148 @@ fn run_k_best(
     (r, Some(us))
 }
 
+/// The tables of one job, with their columns.
+struct Tables4 {
+    results: Table,
+    spdvr: Table,
+    spdvr_change: Table,
+    runtime: Table,
+    claims: Table,
+    misses: Table,
+}
+
+impl Tables4 {
+    fn new() -> Self {
+        let key = ["servers", "clients", "f", "mu_ms"];
+        let with = |name: &str, rest: &[&str]| {
+            let cols: Vec<&str> = key.iter().chain(rest).copied().collect();
+            Table::new(name, &cols)
+        };
+        Tables4 {
+            results: Table::new("results", RESULT_COLS),
+            spdvr: with(
+                "spdvr",
+                &[
+                    "algo",
+                    "stage",
+                    "feasible",
+                    "servers_used",
+                    "delay_ms",
+                    "variation_ms",
+                ],
+            ),
+            spdvr_change: with(
+                "spdvr_change",
+                &[
+                    "algo",
+                    "delay_before_ms",
+                    "delay_after_ms",
+                    "delay_change_ms",
+                    "variation_before_ms",
+                    "variation_after_ms",
+                    "variation_change_ms",
+                    "variation_change_rel",
+                ],
+            ),
+            runtime: Table::new(
+                "runtime_nondeterministic",
+                &["servers", "clients", "f", "algo", "model", "runtime_us"],
+            ),
+            claims: with(
+                "spdcs_vs_matching",
+                &[
+                    "gamma_ms",
+                    "claim_applies",
+                    "spdcs_feasible",
+                    "spdcs_servers",
+                    "spdcs_contact_servers",
+                    "matching_servers",
+                    "matching_contact_servers",
+                    "exceeds",
+                    "exceeds_contact",
+                ],
+            ),
+            misses: with(
+                "p2p_misses",
+                &[
+                    "start",
+                    "gamma_ms",
+                    "min_p2p_delay_ms",
+                    "p2p_exists",
+                    "alg_mp",
+                    "spdp2p_h",
+                    "k_best_p2p",
+                    "spdvr_p2p",
+                    "missed",
+                ],
+            ),
+        }
+    }
+
+    fn spdvr_rows(&mut self, key: Key, algo: Algo, before: &Solution, after: &Solution) {
+        let Key { n, m, f, mu } = key;
+        for (stage, s) in [("before", before), ("after", after)] {
+            self.spdvr.push(row![
+                n,
+                m,
+                f,
+                mu,
+                algo.name(),
+                stage,
+                s.feasible,
+                s.num_servers(),
+                s.delay,
+                s.delay_variation
+            ]);
+        }
+        let rel = if before.delay_variation > 0.0 {
+            (after.delay_variation - before.delay_variation) / before.delay_variation
+        } else {
+            0.0
+        };
+        self.spdvr_change.push(row![
+            n,
+            m,
+            f,
+            mu,
+            algo.name(),
+            before.delay,
+            after.delay,
+            after.delay - before.delay,
+            before.delay_variation,
+            after.delay_variation,
+            after.delay_variation - before.delay_variation,
+            rel
+        ]);
+    }
+}
+
+fn opt_bool(b: Option<bool>) -> &'static str {
+    match b {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "skipped",
+    }
+}
+
 impl Experiment for SpdEval {
     type Params = EvalParams;
     const NAME: &'static str = "spd-eval";
-    const ABOUT: &'static str = "SPD paper §IV (Figs. 7-14): alg-m, spdcs-h, k-best, alg-mp, spdp2p-h, zizo, SPDVR-CS/-P2P on Waxman networks, mu = f*Gamma";
+    const ABOUT: &'static str = "SPD paper §IV (Figs. 7-14): alg-m, spdcs-h, k-best, alg-mp, spdp2p-h, zizo, SPDVR-CS/-P2P on Waxman networks, mu = f*Gamma; SPDCS-H vs Matching; P2P heuristics below Gamma";
     /// It builds its own Waxman server networks from `[params]`; no engine runs.
     const TABLES: Tables = Tables::NONE;
 
     fn check(&self, p: &EvalParams, _settings: &Settings) -> Result<(), KeyError> {
-        check_network(&p.network())
+        check_network(&p.network())?;
+        if let SpdcsRoot::Fixed(r) = p.spdcs_root
+            && r >= p.servers
+        {
+            return Err(KeyError::new(
+                "params.spdcs_root",
+                format!("fixed root {r} is not a server (servers = {})", p.servers),
+            ));
+        }
+        Ok(())
     }
 
     fn run(&self, job: &Job<'_, EvalParams>) -> anyhow::Result<Vec<Table>> {
@@ -238,6 +442,12 @@ impl Experiment for SpdEval {
         let (n, m) = (p.servers, p.clients);
         let net = paper_network(&p.network(), network_seed(job.seed, n, m))?;
         let inst = &net.instance;
+        let root = p.spdcs_root;
+        let zcfg = p.zizo();
+        // the smallest P2P delay our local search finds (an upper bound on the true minimum):
+        // below Γ and down to this value, a P2P solution exists that the tree-based heuristics
+        // can miss (docs/methods/spd.md#the-p2p-heuristics-below-gamma)
+        let min_p2p = inst.p2p_measures(&p2p_min_delay(inst)).delay;
         let mut network = Table::new(
             "network",
             &[
@@ -247,266 +457,192 @@ impl Experiment for SpdEval {
                 "raw_gamma",
                 "scale",
                 "gamma_ms",
+                "min_p2p_delay_ms",
+                "min_p2p_over_gamma",
             ],
         );
-        network.push(row![n, m, net.edges, net.raw_gamma, net.scale, net.gamma]);
-        let mut results = Table::new("results", RESULT_COLS);
-        let mut spdvr = Table::new(
-            "spdvr",
-            &[
-                "servers",
-                "clients",
-                "f",
-                "mu_ms",
-                "algo",
-                "stage",
-                "feasible",
-                "servers_used",
-                "delay_ms",
-                "variation_ms",
-            ],
-        );
-        let mut runtime = Table::new(
-            "runtime_nondeterministic",
-            &["servers", "clients", "f", "algo", "runtime_us"],
-        );
-        for &f in &p.factors {
+        network.push(row![
+            n,
+            m,
+            net.edges,
+            net.raw_gamma,
+            net.scale,
+            net.gamma,
+            min_p2p,
+            min_p2p / net.gamma
+        ]);
+        let mut t = Tables4::new();
+        let need_cs = p.runs(Algo::SpdcsH) || p.runs(Algo::KBestCs) || p.runs(Algo::SpdvrCs);
+        let need_p2p = p.runs(Algo::Spdp2pH) || p.runs(Algo::KBestP2p) || p.runs(Algo::SpdvrP2p);
+        for (i, &f) in p.factors.iter().enumerate() {
+            job.progress.report(i as f64 / p.factors.len() as f64, 0);
             // μ = f·Γ of this instance (Γ = gamma_ms up to rounding; f = 1 is exactly feasible).
             let mu = f * net.gamma;
-            let mut rt = |algo: &str, us: f64| runtime.push(row![n, m, f, algo, us]);
+            let key = Key { n, m, f, mu };
+            let rt = |t: &mut Table, algo: Algo, us: f64| {
+                t.push(row![n, m, f, algo.name(), model(algo), us]);
+            };
             // SPD-CS (Table VI)
-            let (am, us) = timed(|| alg_m(inst, mu));
-            rt("alg-m", us);
-            push_result(&mut results, n, m, f, mu, "alg-m", "cs", &Ok(am), None);
-            let (cs, us) = timed(|| spdcs_h(inst, mu, SpdcsRoot::AllRoots));
-            rt("spdcs-h", us);
-            let kcs = cs.num_servers();
-            let (kb, us) = run_k_best(
-                inst,
-                mu,
-                kcs,
-                true,
-                p.k_best_cs_max_servers,
-                p.k_best_cs_max_pairs,
-            );
-            if let Some(us) = us {
-                rt("k-best-cs", us);
+            if p.runs(Algo::AlgM) {
+                let (am, us) = timed(|| alg_m(inst, mu));
+                rt(&mut t.runtime, Algo::AlgM, us);
+                push_result(&mut t.results, key, Algo::AlgM, &Ok(am), None);
             }
-            push_result(&mut results, n, m, f, mu, "k-best-cs", "cs", &kb, Some(kcs));
-            // SPD-P2P (Table VII)
-            let (amp, us) = timed(|| alg_mp(inst, mu));
-            rt("alg-mp", us);
-            push_result(&mut results, n, m, f, mu, "alg-mp", "p2p", &Ok(amp), None);
-            let (p2p, us) = timed(|| spdp2p_h(inst, mu, SpdcsRoot::AllRoots));
-            rt("spdp2p-h", us);
-            let (zz, us) = timed(|| zizo(inst, mu));
-            rt("zizo", us);
-            push_result(&mut results, n, m, f, mu, "zizo", "p2p", &Ok(zz), None);
-            let kp = p2p.num_servers();
-            let (kb, us) = run_k_best(
-                inst,
-                mu,
-                kp,
-                false,
-                p.k_best_p2p_max_servers,
-                p.k_best_p2p_max_pairs,
-            );
-            if let Some(us) = us {
-                rt("k-best-p2p", us);
-            }
-            push_result(
-                &mut results,
-                n,
-                m,
-                f,
-                mu,
-                "k-best-p2p",
-                "p2p",
-                &kb,
-                Some(kp),
-            );
-            // SPDVR (Algorithms 1 and 2) on SPDCS-H / SPDP2P-H's assignments (§IV-B)
-            let (vcs, us) = timed(|| spdvr_cs(inst, &cs.assignment, mu, ChainKey::TextFaithful));
-            rt("spdvr-cs", us);
-            let vcs = vcs?;
-            let (vp, us) = timed(|| spdvr_p2p(inst, &p2p.assignment, mu, ReassignRule::Sequential));
-            rt("spdvr-p2p", us);
-            let vp = vp?;
-            for (algo, before, after) in [("spdvr-cs", &cs, &vcs), ("spdvr-p2p", &p2p, &vp)] {
-                for (stage, s) in [("before", before), ("after", after)] {
-                    spdvr.push(row![
-                        n,
-                        m,
-                        f,
+            let cs = need_cs.then(|| {
+                let (cs, us) = timed(|| spdcs_h(inst, mu, root));
+                rt(&mut t.runtime, Algo::SpdcsH, us);
+                cs
+            });
+            if let Some(cs) = &cs {
+                let c = spdcs_vs_matching(inst, mu, root)?;
+                t.claims.push(row![
+                    n,
+                    m,
+                    f,
+                    mu,
+                    c.gamma,
+                    c.claim_applies,
+                    c.spdcs_feasible,
+                    c.spdcs_servers,
+                    c.spdcs_contact_servers,
+                    c.matching_servers,
+                    c.matching_contact_servers,
+                    c.exceeds,
+                    c.exceeds_contact
+                ]);
+                if p.runs(Algo::KBestCs) {
+                    let kcs = p.k_best_k.k(cs);
+                    let (kb, us) = run_k_best(
+                        inst,
                         mu,
-                        algo,
-                        stage,
-                        s.feasible,
-                        s.num_servers(),
-                        s.delay,
-                        s.delay_variation
-                    ]);
+                        kcs,
+                        true,
+                        p.k_best_cs_max_servers,
+                        p.k_best_cs_max_pairs,
+                    );
+                    if let Some(us) = us {
+                        rt(&mut t.runtime, Algo::KBestCs, us);
+                    }
+                    push_result(&mut t.results, key, Algo::KBestCs, &kb, Some(kcs));
                 }
             }
-            push_result(&mut results, n, m, f, mu, "spdcs-h", "cs", &Ok(cs), None);
-            push_result(&mut results, n, m, f, mu, "spdp2p-h", "p2p", &Ok(p2p), None);
-            push_result(&mut results, n, m, f, mu, "spdvr-cs", "cs", &Ok(vcs), None);
-            push_result(&mut results, n, m, f, mu, "spdvr-p2p", "p2p", &Ok(vp), None);
+            // SPD-P2P (Table VII)
+            if p.runs(Algo::AlgMp) {
+                let (amp, us) = timed(|| alg_mp(inst, mu));
+                rt(&mut t.runtime, Algo::AlgMp, us);
+                push_result(&mut t.results, key, Algo::AlgMp, &Ok(amp), None);
+            }
+            let p2p = need_p2p.then(|| {
+                let (s, us) = timed(|| spdp2p_h(inst, mu, root));
+                rt(&mut t.runtime, Algo::Spdp2pH, us);
+                s
+            });
+            if p.runs(Algo::Zizo) {
+                let (zz, us) = timed(|| zizo_with(inst, mu, &zcfg));
+                rt(&mut t.runtime, Algo::Zizo, us);
+                push_result(&mut t.results, key, Algo::Zizo, &Ok(zz), None);
+            }
+            if let Some(p2p) = &p2p
+                && p.runs(Algo::KBestP2p)
+            {
+                let kp = p.k_best_k.k(p2p);
+                let (kb, us) = run_k_best(
+                    inst,
+                    mu,
+                    kp,
+                    false,
+                    p.k_best_p2p_max_servers,
+                    p.k_best_p2p_max_pairs,
+                );
+                if let Some(us) = us {
+                    rt(&mut t.runtime, Algo::KBestP2p, us);
+                }
+                push_result(&mut t.results, key, Algo::KBestP2p, &kb, Some(kp));
+            }
+            // SPDVR (Algorithms 1 and 2) on SPDCS-H / SPDP2P-H's assignments (§IV-B)
+            let vcs = match &cs {
+                Some(cs) if p.runs(Algo::SpdvrCs) => {
+                    let (v, us) =
+                        timed(|| spdvr_cs(inst, &cs.assignment, mu, ChainKey::TextFaithful));
+                    rt(&mut t.runtime, Algo::SpdvrCs, us);
+                    let v = v?;
+                    t.spdvr_rows(key, Algo::SpdvrCs, cs, &v);
+                    Some(v)
+                }
+                _ => None,
+            };
+            let vp = match &p2p {
+                Some(p2p) if p.runs(Algo::SpdvrP2p) => {
+                    let (v, us) =
+                        timed(|| spdvr_p2p(inst, &p2p.assignment, mu, ReassignRule::Sequential));
+                    rt(&mut t.runtime, Algo::SpdvrP2p, us);
+                    let v = v?;
+                    t.spdvr_rows(key, Algo::SpdvrP2p, p2p, &v);
+                    Some(v)
+                }
+                _ => None,
+            };
+            for (algo, s) in [
+                (Algo::SpdcsH, cs),
+                (Algo::Spdp2pH, p2p),
+                (Algo::SpdvrCs, vcs),
+                (Algo::SpdvrP2p, vp),
+            ] {
+                if let Some(s) = s
+                    && p.runs(algo)
+                {
+                    push_result(&mut t.results, key, algo, &Ok(s), None);
+                }
+            }
         }
-        Ok(vec![results, spdvr, network, runtime])
+        // the P2P heuristics below Γ (the paper's evaluation never goes there: f ≥ 1)
+        for &f in &p.below_gamma_factors {
+            let mu = f * net.gamma;
+            for start in [P2pStart::CsTree, P2pStart::P2pFallback] {
+                let opts = SolveOptions {
+                    spdcs_root: root,
+                    p2p_start: start,
+                    zizo: zcfg,
+                    k_best: KBestConfig {
+                        k: None,
+                        max_pairs: Some(p.k_best_p2p_max_pairs.min(u64::MAX as f64) as u64),
+                    },
+                    ..SolveOptions::default()
+                };
+                let x = p2p_misses(inst, mu, &opts, false)?;
+                let start = match start {
+                    P2pStart::CsTree => "cs-tree",
+                    P2pStart::P2pFallback => "p2p-fallback",
+                };
+                t.misses.push(row![
+                    n,
+                    m,
+                    f,
+                    mu,
+                    start,
+                    x.gamma,
+                    x.min_p2p_delay,
+                    x.p2p_exists,
+                    x.alg_mp,
+                    x.spdp2p_h,
+                    opt_bool(x.k_best_p2p),
+                    x.spdvr_p2p,
+                    x.missed()
+                ]);
+            }
+        }
+        let mut out = vec![t.results, network, t.claims, t.runtime];
+        if p.runs(Algo::SpdvrCs) || p.runs(Algo::SpdvrP2p) {
+            out.push(t.spdvr);
+            out.push(t.spdvr_change);
+        }
+        if !p.below_gamma_factors.is_empty() {
+            out.push(t.misses);
+        }
+        Ok(out)
     }
 
     fn plots(&self, s: &Scenario<EvalParams>) -> Vec<PlotSpec> {
-        let factors = s
-            .points
-            .first()
-            .map_or_else(|| PAPER_FACTORS.to_vec(), |pt| pt.params.factors.clone());
-        let f13 = fmt_f(figure_factor(&factors, 1.3));
-        let f14 = fmt_f(figure_factor(&factors, 1.4));
-        let servers = figure_servers(s);
-        let with_n = |mut spec: PlotSpec| {
-            if let Some(n) = &servers {
-                spec = spec.with_filter("servers", n.clone());
-            }
-            spec
-        };
-        let n_txt = servers
-            .as_deref()
-            .map(|n| format!("{n} servers"))
-            .unwrap_or_default();
-        let bar = |name: &str, title: String, table: &str, y: &str, series: &str| {
-            with_n(
-                PlotSpec::new(name, table, PlotKind::Bar, "clients", y)
-                    .with_title(title)
-                    .with_series(series)
-                    .with_aggregate(Aggregate::MeanWithStdErr),
-            )
-        };
-        // solutions only: k-best rows that were skipped and ZIZO's failures are left out
-        let ok = |spec: PlotSpec| {
-            spec.with_filter("status", "ok")
-                .with_filter("feasible", "true")
-        };
-        vec![
-            ok(bar(
-                "fig7_cs_delay",
-                format!("Fig. 7: SPD-CS delay ({n_txt}, f = {f13})"),
-                "results",
-                "delay_ms",
-                "algo",
-            )
-            .with_filter("f", f13.clone())
-            .with_filter("model", "cs"))
-            .with_labels("clients", "D_cs (ms, mean ± s.e.)"),
-            ok(bar(
-                "fig7_cs_servers",
-                format!("Fig. 7: SPD-CS servers used ({n_txt}, f = {f13})"),
-                "results",
-                "servers_used",
-                "algo",
-            )
-            .with_filter("f", f13.clone())
-            .with_filter("model", "cs"))
-            .with_labels("clients", "servers used (mean ± s.e.)"),
-            ok(bar(
-                "fig8_p2p_delay",
-                format!("Fig. 8: SPD-P2P delay ({n_txt}, f = {f13})"),
-                "results",
-                "delay_ms",
-                "algo",
-            )
-            .with_filter("f", f13.clone())
-            .with_filter("model", "p2p"))
-            .with_labels("clients", "D_p2p (ms, mean ± s.e.)"),
-            ok(bar(
-                "fig9_p2p_servers",
-                format!("Fig. 9: SPD-P2P servers used ({n_txt}, f = {f13})"),
-                "results",
-                "servers_used",
-                "algo",
-            )
-            .with_filter("f", f13.clone())
-            .with_filter("model", "p2p"))
-            .with_labels("clients", "servers used (mean ± s.e.)"),
-            bar(
-                "fig10_spdvr_cs_variation",
-                format!("Fig. 10: V_cs before/after SPDVR-CS ({n_txt}, f = {f13})"),
-                "spdvr",
-                "variation_ms",
-                "stage",
-            )
-            .with_filter("f", f13.clone())
-            .with_filter("algo", "spdvr-cs")
-            .with_labels("clients", "V_cs (ms, mean ± s.e.)"),
-            bar(
-                "fig11_spdvr_cs_delay",
-                format!("Fig. 11: D_cs before/after SPDVR-CS ({n_txt}, f = {f13})"),
-                "spdvr",
-                "delay_ms",
-                "stage",
-            )
-            .with_filter("f", f13.clone())
-            .with_filter("algo", "spdvr-cs")
-            .with_labels("clients", "D_cs (ms, mean ± s.e.)"),
-            bar(
-                "fig12_spdvr_p2p_variation",
-                format!("Fig. 12: V_p2p before/after SPDVR-P2P ({n_txt}, f = {f13})"),
-                "spdvr",
-                "variation_ms",
-                "stage",
-            )
-            .with_filter("f", f13.clone())
-            .with_filter("algo", "spdvr-p2p")
-            .with_labels("clients", "V_p2p (ms, mean ± s.e.)"),
-            bar(
-                "fig13_spdvr_p2p_delay",
-                format!("Fig. 13: D_p2p before/after SPDVR-P2P ({n_txt}, f = {f13})"),
-                "spdvr",
-                "delay_ms",
-                "stage",
-            )
-            .with_filter("f", f13.clone())
-            .with_filter("algo", "spdvr-p2p")
-            .with_labels("clients", "D_p2p (ms, mean ± s.e.)"),
-            bar(
-                "fig14_spdvr_p2p_delay_f14",
-                format!("Fig. 14: D_p2p before/after SPDVR-P2P ({n_txt}, f = {f14})"),
-                "spdvr",
-                "delay_ms",
-                "stage",
-            )
-            .with_filter("f", f14)
-            .with_filter("algo", "spdvr-p2p")
-            .with_labels("clients", "D_p2p (ms, mean ± s.e.)"),
-            ok(with_n(
-                PlotSpec::new(
-                    "servers_vs_f",
-                    "results",
-                    PlotKind::Line,
-                    "f",
-                    "servers_used",
-                )
-                .with_title(format!("Servers used vs. delay bound μ = f·Γ ({n_txt})"))
-                .with_series("algo")
-                .with_aggregate(Aggregate::Mean),
-            ))
-            .with_labels("f (μ = f·Γ)", "servers used (mean)"),
-            PlotSpec::new(
-                "runtime_vs_clients",
-                "runtime_nondeterministic",
-                PlotKind::Line,
-                "clients",
-                "runtime_us",
-            )
-            .with_title(format!(
-                "Run time per call (wall clock, non-deterministic), f = {f13}"
-            ))
-            .with_series("algo")
-            .with_facet("servers")
-            .with_filter("f", f13)
-            .with_aggregate(Aggregate::Mean)
-            .with_log(false, true)
-            .with_labels("clients", "run time (µs, mean)"),
-        ]
+        super::plots::eval_plots(s)
     }
 }

@@ -25,15 +25,26 @@
 //! - [`SpdEval`] (`spd-eval`): every algorithm of Tables VI/VII and both SPDVR algorithms on
 //!   every network and every f. Tables `results` (one row per f × algorithm: feasible, servers
 //!   used, delay, delay variation), `spdvr` (before / after rows of Algorithms 1 and 2),
-//!   `network` (one row per network) and `runtime_nondeterministic` (wall-clock µs per
-//!   algorithm call: **the only output that differs between runs**).
+//!   `spdvr_change` (after − before per network), `network` (one row per network, with the
+//!   smallest P2P delay found), `spdcs_vs_matching` (the §III-A claim per network and f),
+//!   `p2p_misses` (only with `below_gamma_factors`) and `runtime_nondeterministic` (wall-clock
+//!   µs per algorithm call: **the only output that differs between runs**). Its parameters
+//!   `algos`, `spdcs_root`, `zizo_*` and `client_stretch` are what the ablation scenarios vary.
 //! - [`SpdGap`] (`spd-gap`): small networks; each heuristic next to the exact optimum of the
 //!   same problem (brute force). Table `gap`.
+//! - [`SpdExample`] (`spd-example`): the paper's worked example (Figs. 2–3, 5, Tables II–V) as
+//!   tables, ours next to the printed values.
+//!
+//! [`cli`] holds the flags of `mmvesim spd solve`.
 
+pub mod cli;
 pub mod eval;
+pub mod example;
 pub mod gap;
 pub mod network;
+pub mod plots;
 
 pub use eval::SpdEval;
+pub use example::SpdExample;
 pub use gap::SpdGap;
 pub use network::{NetworkParams, PAPER_FACTORS, load_instance, network_seed, paper_network};

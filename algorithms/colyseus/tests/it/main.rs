@@ -1,0 +1,11 @@
+//! Integration tests of the colyseus crate (one binary; modules by topic).
+
+mod harness;
+
+mod brute;
+mod keys;
+mod over_mercury;
+mod predict;
+mod replication;
+mod softstate;
+mod wire;
