@@ -164,8 +164,8 @@ for r in $(seq "$rounds"); do
         for s in $order; do
             case $s in
                 mmvesim) run_mmvesim "$n" ;;
-                simgrid) [ $simgrid = 1 ] && run_simgrid "$n" ;;
-                peersim) [ -n "$peersim_cp" ] && run_peersim "$n" ;;
+                simgrid) if [ $simgrid = 1 ]; then run_simgrid "$n"; fi ;;
+                peersim) if [ -n "$peersim_cp" ]; then run_peersim "$n"; fi ;;
             esac || failed=1
         done
     done
@@ -179,8 +179,11 @@ awk -F'\t' 'NR > 1 {
             if (s == "mmvesim") continue
             a = "mmvesim" SUBSEP n; b = s SUBSEP n
             if (!(a in cnt) || !(b in cnt)) continue
+            # /usr/bin/time has 10 ms resolution: floor the denominators there.
+            ca = c[a] / cnt[a]; if (ca < 0.01) ca = 0.01
+            wa = w[a] / cnt[a]; if (wa < 0.01) wa = 0.01
             printf "  %9d nodes  vs %-8s  speed %6.1fx (cpu)  %6.1fx (wall)  memory %5.1fx less\n",
-                n, s, (c[b] / cnt[b]) / (c[a] / cnt[a]), (w[b] / cnt[b]) / (w[a] / cnt[a]), (m[b] / cnt[b]) / (m[a] / cnt[a])
+                n, s, (c[b] / cnt[b]) / ca, (w[b] / cnt[b]) / wa, (m[b] / cnt[b]) / (m[a] / cnt[a])
         }
     }' "$out/results.tsv" | sort -n
 echo "results: $out/results.tsv"
