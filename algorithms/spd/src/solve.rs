@@ -18,8 +18,8 @@ use crate::spdvr_p2p::{ReassignRule, spdvr_p2p};
 use crate::zizo::{ZizoConfig, zizo_with};
 
 /// The algorithms of Tables VI/VII and §III-B/C, by their paper names.
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Algo {
     /// `alg-m`: Algorithm Matching (CS).

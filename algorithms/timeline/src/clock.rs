@@ -30,8 +30,11 @@ pub struct ClockConfig {
     pub interval: i64,
     /// Samples kept per client (Janus: one minute's worth, 20 at 0.33 Hz).
     pub window: usize,
-    /// Up to this many samples, use the single lowest-RTT one; above, the lowest-RTT half.
+    /// Up to this many samples, use the single lowest-RTT one; above, the lowest-RTT half
+    /// (for [`ClockEstimator::BestHalf`]).
     pub few: usize,
+    /// How the offset is estimated from the window (Janus: [`ClockEstimator::BestHalf`]).
+    pub estimator: ClockEstimator,
 }
 
 impl Default for ClockConfig {
@@ -40,8 +43,63 @@ impl Default for ClockConfig {
             interval: 3 * S,
             window: 20,
             few: 8,
+            estimator: ClockEstimator::BestHalf,
         }
     }
+}
+
+/// How a clock server turns its window of samples into one offset estimate.
+///
+/// Janus discards outliers by keeping the lowest-RTT half ([`BestHalf`](Self::BestHalf)); the
+/// alternatives exist to measure what that buys: [`Mean`](Self::Mean) averages every sample
+/// (no outlier rejection, what a naive Berkeley average does) and [`MinRtt`](Self::MinRtt)
+/// keeps only the single lowest-RTT sample (the minimum filter NTP-style clients use).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "schema",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)
+)]
+#[cfg_attr(feature = "schema", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum ClockEstimator {
+    /// Mean offset of the lowest-RTT half when there are more than `few` samples, else the
+    /// single lowest-RTT sample (Janus; the default).
+    #[default]
+    BestHalf,
+    /// Mean offset of every sample in the window.
+    Mean,
+    /// The offset of the single lowest-RTT sample (ties: the earlier sample).
+    MinRtt,
+}
+
+impl ClockEstimator {
+    /// The estimate from `samples` (oldest first); `few` is [`ClockConfig::few`] and matters
+    /// for [`BestHalf`](Self::BestHalf) only. `scratch` is reused to avoid allocating. `None`
+    /// for no samples.
+    pub fn estimate(
+        self,
+        samples: impl IntoIterator<Item = ClockSample>,
+        few: usize,
+        scratch: &mut Vec<(i64, usize, i64)>,
+    ) -> Option<i64> {
+        match self {
+            Self::BestHalf => best_offset(samples, few, scratch),
+            // With `few = usize::MAX` best_offset always takes the single lowest-RTT sample.
+            Self::MinRtt => best_offset(samples, usize::MAX, scratch),
+            Self::Mean => mean_offset(samples),
+        }
+    }
+}
+
+/// The mean offset of all `samples` (truncated toward zero); `None` for no samples.
+pub fn mean_offset(samples: impl IntoIterator<Item = ClockSample>) -> Option<i64> {
+    let (mut sum, mut n) = (0i128, 0i128);
+    for s in samples {
+        sum += i128::from(s.offset);
+        n += 1;
+    }
+    // The truncated mean of integers lies between their minimum and maximum, so it fits.
+    (n > 0).then(|| (sum / n) as i64)
 }
 
 /// One ping/pong measurement.
@@ -155,7 +213,7 @@ impl<K: Ord + Copy> ClockServer<K> {
             p.samples.pop_front();
         }
         p.samples.push_back(sample);
-        let offset = best_offset(
+        let offset = self.config.estimator.estimate(
             p.samples.iter().copied(),
             self.config.few,
             &mut self.scratch,

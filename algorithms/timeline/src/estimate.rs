@@ -134,6 +134,11 @@ fn unreachable_empty() -> ! {
 
 /// Built-in interpolation functions for [`Interpolable`] values (switchable at run time).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "schema",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)
+)]
+#[cfg_attr(feature = "schema", serde(rename_all = "kebab-case"))]
 #[non_exhaustive]
 pub enum Interpolation {
     /// Hold the earlier entry's value.

@@ -55,7 +55,9 @@ mod timeline;
 mod value;
 pub mod wire;
 
-pub use clock::{ClockClient, ClockConfig, ClockEstimate, ClockSample, ClockServer};
+pub use clock::{
+    ClockClient, ClockConfig, ClockEstimate, ClockEstimator, ClockSample, ClockServer,
+};
 pub use error::DecodeError;
 pub use estimate::{Extrapolation, Extrapolator, Interpolation, Interpolator, Known, Step};
 pub use filter::{

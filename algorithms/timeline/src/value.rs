@@ -7,6 +7,11 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 /// Order of dead reckoning: the paper's first order (position and velocity) or second order
 /// (position, velocity and acceleration, "change in either speed or direction").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "schema",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)
+)]
+#[cfg_attr(feature = "schema", serde(rename_all = "kebab-case"))]
 pub enum Order {
     /// `p(t) = p0 + v0·Δt`.
     First,

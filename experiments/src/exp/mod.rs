@@ -12,6 +12,7 @@ pub mod migration;
 pub mod pruned_clocks;
 pub mod server_network;
 pub mod smoke;
+pub mod timelines;
 
 /// Every experiment the binary knows, in listing order.
 pub fn registry() -> Registry {
@@ -25,4 +26,12 @@ pub fn registry() -> Registry {
         .register(&server_network::SpdEval)
         .register(&server_network::SpdGap)
         .register(&server_network::SpdExample)
+        .register(&timelines::DeadReckoning)
+        .register(&timelines::SmoothCorrections)
+        .register(&timelines::SendSuppression)
+        .register(&timelines::LocalLagExp)
+        .register(&timelines::RemoteLagExp)
+        .register(&timelines::PerceptionFilterExp)
+        .register(&timelines::ClockSync)
+        .register(&server_network::SpdSim)
 }

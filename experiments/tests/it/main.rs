@@ -16,6 +16,8 @@ mod smoke_props;
 mod spd;
 mod spd_example;
 mod spd_readme;
+mod timelines;
+mod spd_sim;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;

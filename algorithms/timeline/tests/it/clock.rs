@@ -140,3 +140,75 @@ fn router_synchronises_clients() {
     // Pongs of the rounds at t = 0, 3, …, 117 s are back by 120 s: 40 estimates per client.
     assert_eq!(net.estimates.len(), 3 * 40);
 }
+
+/// The three estimators on hand-made samples: the best half rejects a queued outlier that the
+/// plain mean takes in; the minimum filter keeps the single lowest-RTT sample.
+#[test]
+fn estimators_best_half_mean_and_min_rtt() {
+    let mut scratch = Vec::new();
+    let s = |rtt, offset| ClockSample { rtt, offset };
+    // Ten samples: nine symmetric (offset 0) and one queued pong (rtt 90, offset −40).
+    let mut ten: Vec<_> = (0..9).map(|k| s(10 + k, 0)).collect();
+    ten.push(s(90, -40));
+    let est = |e: ClockEstimator| e.estimate(ten.iter().copied(), 8, &mut scratch.clone());
+    assert_eq!(est(ClockEstimator::BestHalf), Some(0));
+    assert_eq!(est(ClockEstimator::Mean), Some(-4));
+    assert_eq!(est(ClockEstimator::MinRtt), Some(0));
+    // The mean truncates toward zero and needs no scratch.
+    assert_eq!(
+        ClockEstimator::Mean.estimate([s(1, 1), s(2, 2)], 8, &mut scratch),
+        Some(1)
+    );
+    assert_eq!(
+        ClockEstimator::Mean.estimate([s(1, -1), s(2, -2)], 8, &mut scratch),
+        Some(-1)
+    );
+    for e in [
+        ClockEstimator::BestHalf,
+        ClockEstimator::Mean,
+        ClockEstimator::MinRtt,
+    ] {
+        assert_eq!(e.estimate([], 8, &mut scratch), None);
+    }
+    // Above `few`, the minimum filter still uses one sample where the best half averages.
+    let spread = [s(3, 30), s(4, 40), s(5, 50), s(6, 60)];
+    assert_eq!(
+        ClockEstimator::MinRtt.estimate(spread, 2, &mut scratch),
+        Some(30)
+    );
+    assert_eq!(
+        ClockEstimator::BestHalf.estimate(spread, 2, &mut scratch),
+        Some(35)
+    );
+    assert_eq!(ClockConfig::default().estimator, ClockEstimator::BestHalf);
+}
+
+/// The server uses the configured estimator.
+#[test]
+fn server_uses_configured_estimator() {
+    let config = ClockConfig {
+        estimator: ClockEstimator::Mean,
+        ..ClockConfig::default()
+    };
+    let mut server = ClockServer::<u32>::new(config);
+    // Offset θ = 5 ms; the second pong is queued 40 ms on the way back (+20 ms error).
+    exchange(&mut server, Time::ZERO, 5 * MS, 10 * MS, 10 * MS);
+    let e = exchange(
+        &mut server,
+        Time::from_millis(3_000),
+        5 * MS,
+        10 * MS,
+        50 * MS,
+    );
+    assert_eq!(e.offset, 5 * MS + 10 * MS);
+    let mut best = ClockServer::<u32>::new(ClockConfig::default());
+    exchange(&mut best, Time::ZERO, 5 * MS, 10 * MS, 10 * MS);
+    let e = exchange(
+        &mut best,
+        Time::from_millis(3_000),
+        5 * MS,
+        10 * MS,
+        50 * MS,
+    );
+    assert_eq!(e.offset, 5 * MS);
+}

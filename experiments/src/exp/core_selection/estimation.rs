@@ -696,7 +696,7 @@ impl Experiment for CoreEstimation {
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let p = job.params();
-        let run = estimate(job.settings(), p, job.seed, &job.progress)?;
+        let run = estimate(job.settings(), p, job.seed, job.progress)?;
         match p.figure {
             Figure::Accuracy => Ok(fig6(&run, p, job.seed)),
             _ => fig78(&run, p, job.seed),

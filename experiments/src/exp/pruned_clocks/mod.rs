@@ -305,7 +305,7 @@ impl Experiment for PrunedClocks {
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
-        run_params(job.params(), job.settings(), job.seed, &job.progress)
+        run_params(job.params(), job.settings(), job.seed, job.progress)
     }
 
     fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {

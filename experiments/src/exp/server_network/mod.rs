@@ -36,6 +36,9 @@
 //!   tables, ours next to the printed values.
 //!
 //! [`cli`] holds the flags of `mmvesim spd solve`.
+//! - [`SpdSim`] (`spd-sim`): the selected server networks carry simulated game traffic
+//!   ([`sim_nodes`], [`sim_select`], [`sim_run`], [`sim_measure`]): realized vs analytic D and V under jitter,
+//!   queueing, serialization, a server failure and player churn.
 
 pub mod cli;
 pub mod eval;
@@ -43,8 +46,15 @@ pub mod example;
 pub mod gap;
 pub mod network;
 pub mod plots;
+pub mod sim;
+pub mod sim_measure;
+pub mod sim_nodes;
+pub mod sim_run;
+pub mod sim_select;
+mod sim_tables;
 
 pub use eval::SpdEval;
 pub use example::SpdExample;
 pub use gap::SpdGap;
 pub use network::{NetworkParams, PAPER_FACTORS, load_instance, network_seed, paper_network};
+pub use sim::SpdSim;
