@@ -16,8 +16,8 @@ mod smoke_props;
 mod spd;
 mod spd_example;
 mod spd_readme;
-mod timelines;
 mod spd_sim;
+mod timelines;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;
