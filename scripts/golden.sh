@@ -14,8 +14,10 @@
 # `runtime_nondeterministic.csv` (wall-clock times) is left out. `check` names every
 # differing, missing and extra file and exits 1 if there is any.
 #
-# When a change is meant to alter results: mmvesim reproduce --quick, then
-# scripts/golden.sh update, and commit results/golden.sha256 with the change.
+# Regenerate from scratch before checking (rm -rf results/quick): a run resumes from the
+# jobs already in results/quick/*/parts/, and a code change does not invalidate them.
+# When a change is meant to alter results: rm -rf results/quick, mmvesim reproduce
+# --quick, then scripts/golden.sh update, and commit results/golden.sha256 with it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 golden=${GOLDEN:-$root/results/golden.sha256}
@@ -87,7 +89,7 @@ case ${1:-} in
         hashes "$dir" quick
         ;;
     *)
-        sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
         [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || exit 2
         ;;
 esac
