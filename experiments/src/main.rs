@@ -5,13 +5,30 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use experiments::exp;
 use experiments::experiment::{Loaded, Registry};
-use experiments::runner::{self, Manifest, RunOptions, Shard};
+use experiments::runner::{self, Manifest, RunOptions, ShardSpec};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Deterministic discrete-event simulation of networked games and MMVEs.
+/// mmvesim: deterministic discrete-event network simulation for research on networked
+/// games and massively multiuser virtual environments (MMVEs).
+///
+/// A scenario file (TOML: an experiment, a seed, a topology, a network, churn, the
+/// experiment's parameters and a sweep) becomes tidy CSV tables, a manifest and plots
+/// under results/NAME/. The same file and seed give the same bytes, whatever the number
+/// of threads or cluster shards.
 #[derive(Parser, Debug)]
-#[command(name = "mmvesim", version, about, long_about = None)]
+#[command(
+    name = "mmvesim",
+    version,
+    about,
+    long_about,
+    after_help = "Start here:\n  \
+    mmvesim list                       experiments and scenario files\n  \
+    mmvesim run scenarios/smoke.toml   one scenario, written to results/smoke/\n  \
+    mmvesim reproduce --quick          every scenario's quick variant, in results/quick/\n  \
+    mmvesim describe smoke             an experiment's parameters\n\n\
+    Documentation: README.md; every scenario key: scenarios/README.md."
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -74,9 +91,10 @@ enum Cmd {
         /// Worker threads (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
-        /// Run only shard I of N (1-based): jobs j with j mod N = I-1.
-        #[arg(long)]
-        shard: Option<Shard>,
+        /// Run only shard I of N (1-based): jobs j with j mod N = I-1. `slurm`: the shard
+        /// of the running Slurm array task (SLURM_ARRAY_TASK_ID, _MIN, _COUNT).
+        #[arg(long, value_name = "I/N|slurm")]
+        shard: Option<ShardSpec>,
         /// Output folder (default: results/NAME, NAME being the scenario name).
         #[arg(long)]
         out: Option<PathBuf>,
@@ -465,7 +483,7 @@ fn real_main(cli: Cli) -> Result<()> {
             RunOptions {
                 out,
                 jobs,
-                shard,
+                shard: resolve_shard(shard)?,
                 no_plots,
                 quiet,
                 clean,
@@ -578,6 +596,19 @@ fn real_main(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `--shard`: as written, or the running Slurm array task's (said on stderr).
+fn resolve_shard(spec: Option<ShardSpec>) -> Result<Option<runner::Shard>> {
+    let Some(spec) = spec else { return Ok(None) };
+    let shard = spec.resolve().map_err(anyhow::Error::msg)?;
+    if spec == ShardSpec::Slurm {
+        eprintln!(
+            "Slurm array task {}: shard {shard}",
+            std::env::var("SLURM_ARRAY_TASK_ID").unwrap_or_default()
+        );
+    }
+    Ok(Some(shard))
 }
 
 /// `run` and `sweep`: load, run (a shard of) the jobs, report.

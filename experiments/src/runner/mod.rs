@@ -6,7 +6,8 @@
 //!
 //! * an interrupted run resumes by skipping jobs whose part exists (and whose
 //!   scenario fingerprint matches);
-//! * `--shard I/N` runs the jobs `j` with `j mod N = I − 1`;
+//! * `--shard I/N` runs the jobs `j` with `j mod N = I − 1` (`--shard slurm` takes `I/N`
+//!   from a Slurm job-array task's environment, [`slurm`]);
 //! * merging concatenates the parts in job order, so the merged CSVs are byte-identical
 //!   to a single-machine run whatever the number of threads or shards.
 //!
@@ -17,9 +18,11 @@ pub mod manifest;
 pub mod merge;
 pub mod parts;
 pub mod progress;
+pub mod slurm;
 
 pub use manifest::{Manifest, fingerprint};
 pub use merge::merge_into;
+pub use slurm::ShardSpec;
 
 use crate::experiment::Loaded;
 use crate::output::write_atomic;

@@ -12,12 +12,13 @@ mod quantile;
 mod reliability;
 mod runner;
 mod scenario;
+mod slurm;
 mod smoke_props;
 mod spd;
 mod spd_example;
 mod spd_readme;
-mod timelines;
 mod spd_sim;
+mod timelines;
 
 use experiments::experiment::Loaded;
 use experiments::scenario::ScenarioError;

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Golden hashes of the quick results: every CSV that `mmvesim reproduce --quick` writes
+# must be byte-identical to the one recorded in results/golden.sha256.
+#
+#   scripts/golden.sh check     # compare results/quick/ with results/golden.sha256
+#   scripts/golden.sh update    # rewrite results/golden.sha256 from results/quick/
+#   scripts/golden.sh print [DIR]
+#                               # sha256 and path of every CSV under DIR (default
+#                               # results/, results/quick/ excluded): the hashes of a
+#                               # full `mmvesim reproduce`, for the results READMEs
+#
+# results/golden.sha256 has one line per CSV, `<sha256>  <path under results/quick/>`,
+# sorted by path (so `cd results/quick && sha256sum -c ../golden.sha256` works too).
+# `runtime_nondeterministic.csv` (wall-clock times) is left out. `check` names every
+# differing, missing and extra file and exits 1 if there is any.
+#
+# Regenerate from scratch before checking (rm -rf results/quick): a run resumes from the
+# jobs already in results/quick/*/parts/, and a code change does not invalidate them.
+# When a change is meant to alter results: rm -rf results/quick, mmvesim reproduce
+# --quick, then scripts/golden.sh update, and commit results/golden.sha256 with it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+golden=${GOLDEN:-$root/results/golden.sha256}
+quick=${QUICK:-$root/results/quick}
+export LC_ALL=C
+
+sha() {
+    if command -v sha256sum >/dev/null; then sha256sum "$@"; else shasum -a 256 "$@"; fi
+}
+
+# hashes DIR [PRUNE]: "<sha256>  <path relative to DIR>" for every CSV, sorted by path.
+hashes() {
+    local dir=$1 prune=${2:-}
+    (
+        cd "$dir"
+        find . \( -name parts -o -name plots ${prune:+-o -path "./$prune"} \) -prune -o \
+            -type f -name '*.csv' ! -name 'runtime_nondeterministic.csv' -print |
+            sed 's|^\./||' | sort | while IFS= read -r f; do
+            printf '%s  %s\n' "$(sha "$f" | cut -d' ' -f1)" "$f"
+        done
+    )
+}
+
+case ${1:-} in
+    check)
+        if [ ! -f "$golden" ]; then
+            echo "golden: no $golden; create it with scripts/golden.sh update" >&2
+            exit 1
+        fi
+        if [ ! -d "$quick" ]; then
+            echo "golden: no $quick; run \`mmvesim reproduce --quick\` first" >&2
+            exit 1
+        fi
+        now=$(hashes "$quick")
+        bad=0
+        n=0
+        # join on the path: "path want have"
+        while read -r path want have; do
+            n=$((n + 1))
+            if [ "$want" = - ]; then
+                echo "golden: EXTRA     results/quick/$path (not in results/golden.sha256)"
+                bad=$((bad + 1))
+            elif [ "$have" = - ]; then
+                echo "golden: MISSING   results/quick/$path"
+                bad=$((bad + 1))
+            elif [ "$want" != "$have" ]; then
+                echo "golden: DIFFERS   results/quick/$path (sha256 $have, golden $want)"
+                bad=$((bad + 1))
+            fi
+        done < <(join -a1 -a2 -e - -o 0,1.2,2.2 \
+            <(awk '{print $2, $1}' "$golden" | sort -k1,1) \
+            <(printf '%s\n' "$now" | awk 'NF {print $2, $1}' | sort -k1,1))
+        if [ $bad -gt 0 ]; then
+            echo "golden: $bad of $n file(s) differ from results/golden.sha256" >&2
+            echo "golden: if the change is intended: scripts/golden.sh update, and commit results/golden.sha256" >&2
+            exit 1
+        fi
+        echo "golden: all $n quick CSVs match results/golden.sha256"
+        ;;
+    update)
+        [ -d "$quick" ] || { echo "golden: no $quick; run \`mmvesim reproduce --quick\` first" >&2; exit 1; }
+        hashes "$quick" >"$golden.tmp"
+        mv "$golden.tmp" "$golden"
+        echo "golden: wrote $golden ($(wc -l <"$golden") files)"
+        ;;
+    print)
+        dir=${2:-$root/results}
+        [ -d "$dir" ] || { echo "golden: no folder $dir" >&2; exit 1; }
+        hashes "$dir" quick
+        ;;
+    *)
+        sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+        [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || exit 2
+        ;;
+esac

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Execute every notebooks/*.ipynb headless against a results folder, failing on any error.
+#
+#   scripts/notebooks.sh                      # against results/quick (mmvesim reproduce --quick)
+#   MMVESIM_RESULTS=results scripts/notebooks.sh   # against the full results
+#
+# Creates .venv-notebooks/ in the repository (git-ignored) with notebooks/requirements.txt
+# (reinstalled when that file changes), runs `jupyter nbconvert --to notebook --execute`
+# on each notebook with MMVESIM_RESULTS pointing at the results, and writes the executed
+# copies to a temporary folder (OUT=DIR to keep them elsewhere): the notebooks in the
+# repository are never modified. Names every notebook that fails; exits non-zero if any.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+results=${MMVESIM_RESULTS:-results/quick}
+case $results in /*) ;; *) results=$root/$results ;; esac
+shopt -s nullglob
+notebooks=(notebooks/*.ipynb)
+if [ ${#notebooks[@]} -eq 0 ]; then
+    echo "notebooks: no notebooks/*.ipynb to execute"
+    exit 0
+fi
+if [ ! -d "$results" ]; then
+    echo "notebooks: no results at $results; run \`mmvesim reproduce --quick\` first" >&2
+    exit 1
+fi
+
+venv=$root/.venv-notebooks
+req=notebooks/requirements.txt
+python=${PYTHON:-python3}
+stamp=$venv/.requirements.sha256
+want=$(sha256sum "$req" | cut -d' ' -f1)
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "notebooks: creating $venv from $req"
+    rm -rf "$venv"
+    if ! "$python" -m venv "$venv" 2>/dev/null; then
+        # Debian's python3 needs python3-venv for ensurepip.
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+            DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv >/dev/null
+            rm -rf "$venv"
+            "$python" -m venv "$venv"
+        else
+            echo "notebooks: \`$python -m venv\` failed (on Debian: apt-get install python3-venv)" >&2
+            exit 1
+        fi
+    fi
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+    echo "$want" >"$stamp"
+fi
+
+out=${OUT:-$(mktemp -d /tmp/mmvesim-notebooks.XXXXXX)}
+mkdir -p "$out"
+export MMVESIM_RESULTS=$results
+export MPLBACKEND=Agg
+failed=()
+for nb in "${notebooks[@]}"; do
+    start=$(date +%s)
+    if "$venv/bin/jupyter" nbconvert --to notebook --execute --output-dir "$out" \
+        --ExecutePreprocessor.timeout=600 "$nb" >"$out/$(basename "$nb").log" 2>&1; then
+        echo "notebooks: ok     $nb ($(($(date +%s) - start)) s)"
+    else
+        echo "notebooks: FAILED $nb ($(($(date +%s) - start)) s); its output:" >&2
+        tail -n 40 "$out/$(basename "$nb").log" >&2
+        failed+=("$nb")
+    fi
+done
+echo "notebooks: executed copies in $out"
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "notebooks: ${#failed[@]} of ${#notebooks[@]} notebook(s) failed: ${failed[*]}" >&2
+    exit 1
+fi
+echo "notebooks: ${#notebooks[@]} notebook(s) ran without error against $results"
