@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${MMVESIM:-target/debug/mmvesim}
-[ -x "$bin" ] || cargo build -q -p experiments --bin mmvesim
+[ -n "${MMVESIM:-}" ] || cargo build -q -p experiments --bin mmvesim
 python3 - "$bin" <<'PY'
 import re, subprocess, sys
 bin = sys.argv[1]
