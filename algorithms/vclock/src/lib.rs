@@ -107,6 +107,7 @@ mod order;
 mod relevance;
 mod sparse;
 pub mod wire;
+pub mod worked_example;
 
 pub use dense::VectorClock;
 pub use error::{ClockError, DecodeError};

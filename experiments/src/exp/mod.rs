@@ -24,6 +24,7 @@ pub fn registry() -> Registry {
         .register(&core_selection::CoreEstimation)
         .register(&migration::MigrationLoop)
         .register(&pruned_clocks::PrunedClocks)
+        .register(&pruned_clocks::PrunedClocksExample)
         .register(&server_network::SpdEval)
         .register(&server_network::SpdGap)
         .register(&dht::lookup::DhtLookup)

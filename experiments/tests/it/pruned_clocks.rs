@@ -307,3 +307,51 @@ fn plots_cover_the_swept_settings() {
         assert_eq!(names.len(), n, "{file}: duplicate figure names");
     }
 }
+
+/// Fig. 1 through the command line: every pruned clock equals the printed one, and step 7
+/// gives the paper's "before" under the intersection reading and "concurrent" under the
+/// comparer reading while X is still relevant to B.
+#[test]
+fn worked_example_through_the_cli() {
+    let out = tmp_dir("example");
+    let scenario =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/pruned-clocks-example.toml");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_mmvesim"))
+        .args(["run", "--quiet", "--no-plots", "--jobs", "1", "--out"])
+        .arg(&out)
+        .arg(&scenario)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = |t: &str| -> Vec<csv::StringRecord> {
+        let mut r = csv::Reader::from_path(out.join(format!("{t}.csv"))).unwrap();
+        r.records().map(Result::unwrap).collect()
+    };
+    let clocks = rows("clocks");
+    let printed: Vec<(&str, &str)> = clocks.iter().map(|r| (&r[2], &r[6])).collect();
+    assert_eq!(
+        printed,
+        [
+            ("2", "{X:1}"),
+            ("3", "{B:1, X:1}"),
+            ("4", "{A:1, B:1}"),
+            ("5", "{A:1, Z:1}"),
+            ("6", "{A:2, B:1, Z:1}"),
+            ("8", "{A:2, B:2, X:1}"),
+        ]
+    );
+    assert!(clocks.iter().all(|r| r[5] == r[6] && &r[7] == "true"));
+    let cmp = rows("comparison");
+    let got: Vec<(&str, &str, &str)> = cmp.iter().map(|r| (&r[3], &r[4], &r[5])).collect();
+    assert_eq!(
+        got,
+        [
+            ("ABX", "concurrent", "concurrent"),
+            ("ABX", "before", "before"),
+            ("ABX", "concurrent", "before"),
+            ("AB", "before", "before"),
+            ("ABXZ", "before", ""),
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

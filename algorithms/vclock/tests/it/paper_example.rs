@@ -214,3 +214,28 @@ fn section_2_2_supremum_and_algorithm1_errata() {
         "V_A had nothing irrelevant to prune; still un-merged"
     );
 }
+
+/// The rows the `pruned-clocks-example` experiment writes: every pruned clock equals the printed
+/// one, and step 7 gives the results the module documents.
+#[test]
+fn worked_example_module_matches_the_print() {
+    use vclock::worked_example::{fig1_comparisons, fig1_steps, letters};
+    let steps = fig1_steps();
+    assert_eq!(steps.len(), 6);
+    for s in &steps {
+        assert_eq!(s.pruned, s.printed, "step {}", s.step);
+    }
+    assert_eq!(letters(&steps[4].pruned), "{A:2, B:1, Z:1}");
+    assert_eq!(letters(&steps[4].unpruned), "{A:2, B:1, X:1, Z:1}");
+    let got: Vec<ClockOrder> = fig1_comparisons().iter().map(|c| c.order).collect();
+    assert_eq!(
+        got,
+        [
+            ClockOrder::Concurrent,
+            ClockOrder::Before,
+            ClockOrder::Concurrent,
+            ClockOrder::Before,
+            ClockOrder::Before
+        ]
+    );
+}

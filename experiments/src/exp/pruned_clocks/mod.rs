@@ -85,11 +85,13 @@
 //! `algorithms/vclock/benches/vclock.rs`, not here: the CSVs stay deterministic.
 
 mod driver;
+pub mod example;
 pub mod meetings;
 pub mod player;
 mod report;
 
 pub use driver::run_params;
+pub use example::PrunedClocksExample;
 
 use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};

@@ -4,7 +4,7 @@
 //! formulas only).
 //!
 //! One job = one network of the `spd-eval` kind ([`super::network::paper_network`]), with every
-//! latency rounded to 1 µs ([`super::sim_run::quantize_us`]), μ = f·Γ; every algorithm of
+//! latency rounded to 1 µs ([`super::sim_select::quantize_us`]), μ = f·Γ; every algorithm of
 //! `algos` selects a server network, which then runs as node logic ([`super::sim_nodes`]) in
 //! its own engine run with the same seed. Tables:
 //! - `summary`: one row per algorithm × measurement window: the crate's D and V next to the

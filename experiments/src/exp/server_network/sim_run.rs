@@ -3,7 +3,7 @@
 //! scheduled server failure and player churn, and measures (module [`super::sim_measure`]).
 //!
 //! * **Latencies.** The engine's matrix model holds whole microseconds, so the experiment
-//!   rounds every latency of the instance to 1 µs ([`quantize_us`]) *before* the algorithms run.
+//!   rounds every latency of the instance to 1 µs ([`super::sim_select::quantize_us`]) *before* the algorithms run.
 //!   Every hop is then exactly representable and, with no jitter, processing or serialization,
 //!   every realized delay equals the crate's analytic term rounded to the nearest nanosecond
 //!   (the f64 sums of the analytic terms err by far less than 0.5 ns).
