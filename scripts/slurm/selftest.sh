@@ -46,9 +46,11 @@ done
 if [ ${#need[@]} -gt 0 ]; then
     say "installing slurm-wlm and munge (missing: ${need[*]})"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null 2>&1 ||
-        { apt-get update >/dev/null && apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null; } ||
-        unavailable "apt-get install slurm-wlm munge failed"
+    # Bounded: a slow or unreachable package mirror makes this a skip, not a CI timeout.
+    timeout 240 apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null 2>&1 ||
+        { timeout 120 apt-get update >/dev/null &&
+            timeout 240 apt-get install -y --no-install-recommends slurm-wlm munge >/dev/null; } ||
+        unavailable "apt-get install slurm-wlm munge failed or took over 4 minutes"
 fi
 
 # --- the binary ----------------------------------------------------------------------
