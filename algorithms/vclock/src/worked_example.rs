@@ -74,8 +74,10 @@ pub fn fig1_relevance() -> [BTreeSet<u64>; 4] {
     [set(&[A, B, Z]), set(&[A, B, X]), set(&[B, X]), set(&[A, Z])]
 }
 
-/// The clocks after each step: (v2, v3, v4, v5, v6, v8).
-fn trace(
+/// The trace X→B, B→A, A→Z, Z→A, A→B under the given relevance predicates of A, B, X and Z:
+/// the clocks after steps 2, 3, 4, 5 and 6 (each the sender's clock of that step's message)
+/// and B's clock after receiving the last message (step 8).
+pub fn fig1_trace(
     r_a: &dyn IsRelevant<u64>,
     r_b: &dyn IsRelevant<u64>,
     r_x: &dyn IsRelevant<u64>,
@@ -99,8 +101,8 @@ fn trace(
 /// Every clock of the trace, pruned and unpruned, next to the printed one.
 pub fn fig1_steps() -> Vec<Fig1Step> {
     let [r_a, r_b, r_x, r_z] = fig1_relevance();
-    let pruned = trace(&r_a, &r_b, &r_x, &r_z);
-    let plain = trace(&AllRelevant, &AllRelevant, &AllRelevant, &AllRelevant);
+    let pruned = fig1_trace(&r_a, &r_b, &r_x, &r_z);
+    let plain = fig1_trace(&AllRelevant, &AllRelevant, &AllRelevant, &AllRelevant);
     let printed = [
         clock(&[(X, 1)]),
         clock(&[(X, 1), (B, 1)]),
@@ -133,10 +135,10 @@ pub fn fig1_steps() -> Vec<Fig1Step> {
 /// and with both readings of the pruned comparison; and the ground truth without pruning.
 pub fn fig1_comparisons() -> Vec<Fig1Comparison> {
     let [r_a, r_b, r_x, r_z] = fig1_relevance();
-    let t = trace(&r_a, &r_b, &r_x, &r_z);
+    let t = fig1_trace(&r_a, &r_b, &r_x, &r_z);
     let (v2, v7) = (&t[1], &t[4]);
     let r_b_later = set(&[A, B]);
-    let plain = trace(&AllRelevant, &AllRelevant, &AllRelevant, &AllRelevant);
+    let plain = fig1_trace(&AllRelevant, &AllRelevant, &AllRelevant, &AllRelevant);
     vec![
         Fig1Comparison {
             method: "pruned clocks, plain comparison",

@@ -3,6 +3,7 @@
 //! to the engine's own counts, churn handled, end hosts behind routers, byte-identical CSVs
 //! whatever the thread count, and bad parameters reported with file, line and key.
 
+use crate::tables::{fresh_dir, read, run_text};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,6 @@ use std::rc::Rc;
 
 use experiments::exp::dht::{self, Layout, Ring};
 use experiments::nodes::mercury::{APP, Api, App, CATEGORIES, Host, LookupDone, Overlay, Wire};
-use experiments::runner::{RunOptions, run};
 use mercury::chord::ChordNode;
 use mercury::{Interval, MercuryNode};
 use rand::RngExt;
@@ -246,42 +246,7 @@ lookup_rate_hz = 0.5
 "#;
 
 fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mmvesim-dht-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn run_text(name: &str, text: &str, out: &Path, jobs: usize) {
-    let s = crate::parse(Path::new(name), text).expect("valid scenario");
-    let opts = RunOptions {
-        out: Some(out.to_owned()),
-        jobs: Some(jobs),
-        no_plots: true,
-        quiet: true,
-        ..Default::default()
-    };
-    assert!(run(&*s, &opts).expect("run").complete);
-}
-
-/// Rows of `<dir>/<table>.csv` as header-keyed maps.
-fn read(dir: &Path, table: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(dir.join(format!("{table}.csv"))).expect("table");
-    let mut lines = text.lines();
-    let header: Vec<String> = lines
-        .next()
-        .unwrap()
-        .split(',')
-        .map(str::to_owned)
-        .collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .cloned()
-                .zip(l.split(',').map(str::to_owned))
-                .collect()
-        })
-        .collect()
+    fresh_dir(&format!("dht-{tag}"))
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod spd;
 mod spd_example;
 mod spd_readme;
 mod spd_sim;
+mod tables;
 mod timelines;
 
 use experiments::experiment::Loaded;

@@ -4,8 +4,7 @@
 //! links do lose messages (so the accounting can fail); two runs on 1 and 2 threads write
 //! byte-identical CSVs; bad parameters are reported with file, line and key.
 
-use experiments::runner::{RunOptions, run};
-use std::collections::BTreeMap;
+use crate::tables::{fresh_dir, num, read, run_text as run_named};
 use std::path::{Path, PathBuf};
 
 /// Two continents on a 120-node plane, one server each, one region toured between them every
@@ -61,49 +60,13 @@ const TABLES: [&str; 10] = [
 ];
 
 fn tmp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mmvesim-mig-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn run_text(text: &str, out: &Path, jobs: usize) {
-    let s = crate::parse(Path::new("tiny-migration.toml"), text).expect("valid scenario");
-    let opts = RunOptions {
-        out: Some(out.to_owned()),
-        jobs: Some(jobs),
-        no_plots: true,
-        quiet: true,
-        clean: false,
-        ..Default::default()
-    };
-    let r = run(&*s, &opts).expect("run");
-    assert!(r.complete);
-}
-
-fn read(dir: &Path, table: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(dir.join(format!("{table}.csv"))).expect("table written");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .map(|h| h.to_string())
-                .zip(l.split(',').map(str::to_owned))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(r: &BTreeMap<String, String>, k: &str) -> f64 {
-    r[k].parse()
-        .unwrap_or_else(|_| panic!("{k} = {} is not a number", r[k]))
+    fresh_dir(&format!("mig-{tag}"))
 }
 
 #[test]
 fn every_message_is_accounted_for_and_runs_are_deterministic() {
     let a = tmp_dir("a");
-    run_text(TINY, &a, 1);
+    run_named("tiny-migration.toml", TINY, &a, 1);
     for t in TABLES {
         assert!(a.join(format!("{t}.csv")).exists(), "{t}.csv missing");
     }
@@ -165,7 +128,7 @@ fn every_message_is_accounted_for_and_runs_are_deterministic() {
     }
     // Determinism: the same scenario on two threads writes byte-identical CSVs.
     let b = tmp_dir("b");
-    run_text(TINY, &b, 2);
+    run_named("tiny-migration.toml", TINY, &b, 2);
     for t in TABLES {
         let f = format!("{t}.csv");
         assert_eq!(
@@ -187,7 +150,7 @@ fn lossy_links_lose_messages_and_the_accounting_still_adds_up() {
         )
         .replace("repetitions = 2", "repetitions = 1");
     let d = tmp_dir("loss");
-    run_text(&text, &d, 2);
+    run_named("tiny-migration.toml", &text, &d, 2);
     let mut lost = 0.0;
     for r in read(&d, "delivery") {
         assert_eq!(

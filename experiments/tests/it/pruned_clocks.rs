@@ -2,7 +2,7 @@
 //! ordered as the paper says they must be, the accuracy shares add up, the ground truth
 //! is consistent, and two runs give byte-identical CSVs.
 
-use experiments::runner::{RunOptions, run};
+use crate::tables::{fresh_dir, num, read, run_text};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -40,45 +40,11 @@ const TABLES: [&str; 6] = [
 ];
 
 fn tmp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mmvesim-pc-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    fresh_dir(&format!("pc-{tag}"))
 }
 
 fn run_tiny(out: &Path, jobs: usize) {
-    let s = crate::parse(Path::new("tiny-pruned-clocks.toml"), TINY).expect("valid scenario");
-    let opts = RunOptions {
-        out: Some(out.to_owned()),
-        jobs: Some(jobs),
-        no_plots: true,
-        quiet: true,
-        clean: false,
-        progress_every: None,
-        ..Default::default()
-    };
-    let r = run(&*s, &opts).expect("run");
-    assert!(r.complete);
-}
-
-/// Rows of `<dir>/<table>.csv` as header-keyed maps.
-fn read(dir: &Path, table: &str) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(dir.join(format!("{table}.csv"))).expect("table written");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .map(|h| h.to_string())
-                .zip(l.split(',').map(str::to_owned))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(r: &BTreeMap<String, String>, k: &str) -> f64 {
-    r[k].parse()
-        .unwrap_or_else(|_| panic!("{k} = {} is not a number", r[k]))
+    run_text("tiny-pruned-clocks.toml", TINY, out, jobs);
 }
 
 #[test]

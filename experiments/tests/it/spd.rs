@@ -1,5 +1,6 @@
 //! The SPD paper's experiments (`spd-eval`, `spd-gap`) and `mmvesim spd solve`.
 
+use crate::tables::{num, read_csv};
 use experiments::experiment::Loaded;
 use experiments::runner::{self, RunOptions};
 use std::collections::BTreeMap;
@@ -50,31 +51,6 @@ fn run(s: &dyn Loaded, out: &Path, jobs: usize) {
     )
     .unwrap();
     assert!(sum.complete);
-}
-
-/// A CSV as a list of rows (column name → cell).
-fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<String> = lines
-        .next()
-        .unwrap()
-        .split(',')
-        .map(str::to_owned)
-        .collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .cloned()
-                .zip(l.split(',').map(str::to_owned))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(r: &BTreeMap<String, String>, k: &str) -> f64 {
-    r[k].parse().unwrap_or_else(|_| panic!("{k} = {:?}", r[k]))
 }
 
 #[test]

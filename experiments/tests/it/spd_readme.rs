@@ -3,6 +3,7 @@
 //! shipped `spd-eval.toml` (the computation path: columns, filters, formats) and, when the
 //! full results are present in `results/spd-eval/`, against the README's own lines.
 
+use crate::tables::read_csv as read;
 use experiments::runner::{self, RunOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,20 +15,6 @@ const FACTORS: [&str; 6] = ["1", "1.1", "1.2", "1.3", "1.4", "1.5"];
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn read(path: &Path) -> Vec<Row> {
-    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_owned).collect();
-    r.records()
-        .map(|rec| {
-            header
-                .iter()
-                .cloned()
-                .zip(rec.unwrap().iter().map(str::to_owned))
-                .collect()
-        })
-        .collect()
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {

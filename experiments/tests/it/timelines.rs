@@ -4,52 +4,18 @@
 //! delays, rewind reproducing the shooter's view, the perception filter's delay profile,
 //! exact clock sync without jitter), determinism across thread counts, and bad parameters.
 
-use experiments::runner::{RunOptions, run};
-use std::collections::BTreeMap;
+use crate::tables::{Row, fresh_dir, num, read};
 use std::path::{Path, PathBuf};
 
-type Row = BTreeMap<String, String>;
-
 fn tmp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mmvesim-tl-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    fresh_dir(&format!("tl-{tag}"))
 }
 
 /// Run scenario `text` into a fresh folder with `jobs` threads.
 fn run_text(tag: &str, text: &str, jobs: usize) -> PathBuf {
     let out = tmp_dir(tag);
-    let s = crate::parse(Path::new(&format!("{tag}.toml")), text).expect("valid scenario");
-    let opts = RunOptions {
-        out: Some(out.clone()),
-        jobs: Some(jobs),
-        no_plots: true,
-        quiet: true,
-        clean: false,
-        ..Default::default()
-    };
-    assert!(run(&*s, &opts).expect("run").complete);
+    crate::tables::run_text(&format!("{tag}.toml"), text, &out, jobs);
     out
-}
-
-fn read(dir: &Path, table: &str) -> Vec<Row> {
-    let text = std::fs::read_to_string(dir.join(format!("{table}.csv"))).expect("table written");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .map(|h| h.to_string())
-                .zip(l.split(',').map(str::to_owned))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(r: &Row, k: &str) -> f64 {
-    r[k].parse()
-        .unwrap_or_else(|_| panic!("{k} = {} is not a number", r[k]))
 }
 
 /// The value of the unique row matching every `(column, value)` filter.

@@ -42,32 +42,14 @@ fn run_trace(
     r_x: &dyn IsRelevant<u64>,
     r_z: &dyn IsRelevant<u64>,
 ) -> Trace {
-    // 1. Initially all clocks are empty.
-    let (mut va, mut vb, mut vx, mut vz) = (Clock::new(), Clock::new(), Clock::new(), Clock::new());
-    // 2. X performs an action, sends to B.
-    vx.receive_action(X, &Clock::new(), r_x);
-    let v2 = vx.clone();
-    // 3. B merges, acts, sends to A.
-    vb.receive_action(B, &vx, r_b);
-    let v3 = vb.clone();
-    // 4. A merges, acts, prunes; sends to Z.
-    va.receive_action(A, &vb, r_a);
-    let v4 = va.clone();
-    // 5. Z merges, acts, prunes; sends to A.
-    vz.receive_action(Z, &va, r_z);
-    let v5 = vz.clone();
-    // 6. A merges, acts; sends to B (the paper's V7).
-    va.receive_action(A, &vz, r_a);
-    let v6 = va.clone();
-    // (8.) B receives it.
-    vb.receive_action(B, &va, r_b);
+    let [v2, v3, v4, v5, v6, v8] = vclock::worked_example::fig1_trace(r_a, r_b, r_x, r_z);
     Trace {
         v2,
         v3,
         v4,
         v5,
         v6,
-        v8: vb,
+        v8,
     }
 }
 

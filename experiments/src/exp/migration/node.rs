@@ -567,7 +567,7 @@ pub struct ClientNode {
     player: u32,
     home: ObjectId,
     entry: NodeId,
-    /// Region epoch of the last echo this session (`None`: none yet).
+    /// Region epoch of the last echo since the player joined (`None`: none yet).
     epoch: Option<u32>,
     seq: u32,
     session: u32,

@@ -419,3 +419,27 @@ impl Game for AvatarClient {
         }
     }
 }
+
+/// The session of a job whose clients are all avatar clients sharing `setup`, and the
+/// statistics they write (one slot per view of `setup`, each client's clock recorded from its
+/// draws). No server logic at the router.
+pub fn avatar_session(
+    job: &crate::experiment::Job<'_, impl Sized>,
+    c: &super::common::CommonParams,
+    clients: usize,
+    setup: &Rc<AvatarSetup>,
+) -> anyhow::Result<(
+    sim_core::Simulation<super::session::SessionNode<AvatarClient, super::session::NoServer>>,
+    Rc<RefCell<AvatarStats>>,
+)> {
+    let stats = Rc::new(RefCell::new(AvatarStats {
+        views: vec![Default::default(); setup.views.len()],
+        clocks: vec![Default::default(); clients],
+        ..Default::default()
+    }));
+    let sim = super::common::build(job, c, clients, super::session::NoServer, |i, d| {
+        stats.borrow_mut().clocks[i as usize].0 = d.clock;
+        AvatarClient::new(i, setup.clone(), stats.clone())
+    })?;
+    Ok((sim, stats))
+}

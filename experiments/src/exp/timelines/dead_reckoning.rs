@@ -3,9 +3,8 @@
 //! network; with client clock offsets and drift it also measures how a clock error shifts the
 //! lag-aware error (the `pairs` table). See docs/methods/timelines.md#the-measured-experiments.
 
-use super::avatar::{AvatarClient, AvatarSetup, AvatarStats, Insertion, RuleSpec, ViewSpec};
+use super::avatar::{AvatarSetup, AvatarStats, Insertion, RuleSpec, ViewSpec, avatar_session};
 use super::common::{self, Common, timeline_params};
-use super::session::NoServer;
 use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
@@ -13,7 +12,6 @@ use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
 use crate::table::Table;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
 use std::rc::Rc;
 use timeline::{Extrapolation, Interpolation, Order, SendPolicy};
 
@@ -211,15 +209,7 @@ impl Experiment for DeadReckoning {
             history: p.history_entries,
             warmup_ns: c.warmup_ns(),
         });
-        let stats = Rc::new(RefCell::new(AvatarStats {
-            views: vec![Default::default(); views.len()],
-            clocks: vec![Default::default(); p.clients],
-            ..Default::default()
-        }));
-        let mut sim = common::build(job, &c, p.clients, NoServer, |i, d| {
-            stats.borrow_mut().clocks[i as usize].0 = d.clock;
-            AvatarClient::new(i, setup.clone(), stats.clone())
-        })?;
+        let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
         common::run(&mut sim, c.until(), job.progress, None, |_| {});
         let nominal = common::nominal_latency_ms(job.settings());
         let stats = stats.borrow();

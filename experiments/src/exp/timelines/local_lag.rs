@@ -4,10 +4,9 @@
 //! (landing in the receiver's past, then extrapolated from) and the cross-client divergence:
 //! at common instants, how far each watcher's display of an avatar is from its owner's.
 
-use super::avatar::{AvatarClient, AvatarSetup, AvatarStats, Insertion, RuleSpec, ViewSpec};
+use super::avatar::{AvatarSetup, Insertion, RuleSpec, ViewSpec, avatar_session};
 use super::common::{self, Common, timeline_params};
 use super::dead_reckoning::{StateKind, extrapolation, summary_rows};
-use super::session::NoServer;
 use crate::experiment::{Experiment, Job};
 use crate::nodes::Binned;
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
@@ -15,7 +14,6 @@ use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
 use crate::table::Table;
 use sim_core::SimTime;
-use std::cell::RefCell;
 use std::rc::Rc;
 use timeline::{Interpolation, Order, SendPolicy};
 
@@ -82,15 +80,7 @@ impl Experiment for LocalLagExp {
             history: p.history_entries,
             warmup_ns: c.warmup_ns(),
         });
-        let stats = Rc::new(RefCell::new(AvatarStats {
-            views: vec![Default::default()],
-            clocks: vec![Default::default(); p.clients],
-            ..Default::default()
-        }));
-        let mut sim = common::build(job, &c, p.clients, NoServer, |i, d| {
-            stats.borrow_mut().clocks[i as usize].0 = d.clock;
-            AvatarClient::new(i, setup.clone(), stats.clone())
-        })?;
+        let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
         let mut divergence = Binned::new();
         let mut divergent = 0u64;
         let warmup = c.warmup_ns();

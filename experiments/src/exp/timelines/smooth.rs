@@ -2,16 +2,14 @@
 //! for several horizons H and interpolation orders, all views on the same update stream:
 //! warp per update, path-length excess and mean (time-integrated) error.
 
-use super::avatar::{AvatarClient, AvatarSetup, AvatarStats, Insertion, RuleSpec, ViewSpec};
+use super::avatar::{AvatarSetup, Insertion, RuleSpec, ViewSpec, avatar_session};
 use super::common::{self, Common, timeline_params};
 use super::dead_reckoning::{StateKind, extrapolation, send_policy, summary_rows, view_rows};
-use super::session::NoServer;
 use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
 use crate::table::Table;
-use std::cell::RefCell;
 use std::rc::Rc;
 use timeline::{Interpolation, Order};
 
@@ -124,15 +122,7 @@ impl Experiment for SmoothCorrections {
             history: p.history_entries,
             warmup_ns: c.warmup_ns(),
         });
-        let stats = Rc::new(RefCell::new(AvatarStats {
-            views: vec![Default::default(); views.len()],
-            clocks: vec![Default::default(); p.clients],
-            ..Default::default()
-        }));
-        let mut sim = common::build(job, &c, p.clients, NoServer, |i, d| {
-            stats.borrow_mut().clocks[i as usize].0 = d.clock;
-            AvatarClient::new(i, setup.clone(), stats.clone())
-        })?;
+        let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
         common::run(&mut sim, c.until(), job.progress, None, |_| {});
         let nominal = common::nominal_latency_ms(job.settings());
         let stats = stats.borrow();

@@ -5,16 +5,14 @@
 //! and the minimum interval for the Pareto front; 20 ms updates with a 60 ms minimum and no
 //! threshold is the paper's "one third" check.
 
-use super::avatar::{AvatarClient, AvatarSetup, AvatarStats, Insertion, RuleSpec, ViewSpec};
+use super::avatar::{AvatarSetup, Insertion, RuleSpec, ViewSpec, avatar_session};
 use super::common::{self, Common, timeline_params};
 use super::dead_reckoning::{StateKind, extrapolation, order_name, send_policy, summary_rows};
-use super::session::NoServer;
 use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
 use crate::table::Table;
-use std::cell::RefCell;
 use std::rc::Rc;
 use timeline::{Interpolation, Order};
 
@@ -83,15 +81,7 @@ impl Experiment for SendSuppression {
             history: p.history_entries,
             warmup_ns: c.warmup_ns(),
         });
-        let stats = Rc::new(RefCell::new(AvatarStats {
-            views: vec![Default::default()],
-            clocks: vec![Default::default(); p.clients],
-            ..Default::default()
-        }));
-        let mut sim = common::build(job, &c, p.clients, NoServer, |i, d| {
-            stats.borrow_mut().clocks[i as usize].0 = d.clock;
-            AvatarClient::new(i, setup.clone(), stats.clone())
-        })?;
+        let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
         common::run(&mut sim, c.until(), job.progress, None, |_| {});
         let stats = stats.borrow();
         let measured_s = p.duration_s - p.warmup_s;
