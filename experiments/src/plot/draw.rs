@@ -397,8 +397,18 @@ pub(crate) fn draw_figure<DB: DrawingBackend>(
     p: &Prepared,
 ) -> Result<()> {
     root.fill(&WHITE).map_err(de)?;
+    // A long title (e.g. one naming what it averages over) shrinks to fit the width.
+    let width = root.dim_in_pixel().0;
+    let mut size = 24.0;
+    while size > 12.0 {
+        let style = (FONT, size).into_font().style(FontStyle::Bold);
+        match root.estimate_text_size(&spec.title, &style.into()) {
+            Ok((w, _)) if w + 20 > width => size -= 1.0,
+            _ => break,
+        }
+    }
     let body = root
-        .titled(&spec.title, (FONT, 24).into_font().style(FontStyle::Bold))
+        .titled(&spec.title, (FONT, size).into_font().style(FontStyle::Bold))
         .map_err(de)?;
     let lw = legend_width(p);
     let (plots, legend) = body.split_horizontally(body.dim_in_pixel().0 - lw);

@@ -289,11 +289,15 @@ pub fn cover_swept_keys(
     specs
         .into_iter()
         .map(|mut spec| {
-            let uses = |spec: &PlotSpec, k: &str| {
-                (spec.kind != PlotKind::Cdf && spec.x == k)
-                    || spec.series.as_deref() == Some(k)
-                    || spec.facet.as_deref() == Some(k)
-                    || spec.filter.iter().any(|(c, _)| c == k)
+            // A swept key is shown when the plot uses its column or the table's own column of
+            // the same name (`params.ring` and an experiment's `ring` column hold one value).
+            let uses = |spec: &PlotSpec, key: &str| {
+                let short = key.rsplit('.').next().unwrap_or(key);
+                let is = |c: &str| c == key || c == short;
+                (spec.kind != PlotKind::Cdf && is(&spec.x))
+                    || spec.series.as_deref().is_some_and(is)
+                    || spec.facet.as_deref().is_some_and(is)
+                    || spec.filter.iter().any(|(c, _)| is(c))
             };
             let mut left: Vec<String> = Vec::new();
             for a in axes {

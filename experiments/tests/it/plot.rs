@@ -312,3 +312,23 @@ fn spec_serde_round_trip_and_defaults() {
         .is_err()
     );
 }
+
+/// A swept key shown through the table's own column of the same name (`params.ring` as the
+/// `ring` series) is not reported as averaged over; a key the plot does not show still is.
+#[test]
+fn a_swept_key_shown_by_its_short_column_counts_as_shown() {
+    use experiments::plot::{Aggregate, PlotKind, PlotSpec, cover_swept_keys};
+    use experiments::scenario::SweepAxis;
+    let axis = |key: &str| SweepAxis {
+        key: key.to_owned(),
+        values: vec![toml::Value::Integer(1), toml::Value::Integer(2)],
+    };
+    let spec = PlotSpec::new("hops", "hops", PlotKind::Line, "nodes", "hops")
+        .with_title("Hops")
+        .with_series("ring")
+        .with_facet("cache")
+        .with_aggregate(Aggregate::Mean);
+    let out = cover_swept_keys(vec![spec], &[axis("params.ring"), axis("topology.hosts")]);
+    assert_eq!(out[0].series.as_deref(), Some("ring"));
+    assert_eq!(out[0].title, "Hops (averaged over topology.hosts)");
+}
