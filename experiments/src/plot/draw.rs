@@ -167,6 +167,8 @@ pub(crate) fn axes(spec: &PlotSpec, p: &Prepared) -> (Axis, Axis) {
     };
     let y = if spec.kind == PlotKind::Cdf {
         Axis::Linear(linear_range(0.0, 1.0, true))
+    } else if let (Some((lo, hi)), Some(_)) = (spec.y_clip, p.clipped) {
+        Axis::Linear(lo..hi)
     } else {
         let (lo, hi) = min_max(all_points(p).map(|q| q.y)).unwrap_or((0.0, 1.0));
         let with_err = |positive_only: bool| {
@@ -399,16 +401,25 @@ pub(crate) fn draw_figure<DB: DrawingBackend>(
     root.fill(&WHITE).map_err(de)?;
     // A long title (e.g. one naming what it averages over) shrinks to fit the width.
     let width = root.dim_in_pixel().0;
+    let title = match (spec.y_clip, p.clipped) {
+        (Some((lo, hi)), Some((out, all))) => {
+            format!(
+                "{} ({out} of {all} points outside [{lo}, {hi}] not shown)",
+                spec.title
+            )
+        }
+        _ => spec.title.clone(),
+    };
     let mut size = 24.0;
     while size > 12.0 {
         let style = (FONT, size).into_font().style(FontStyle::Bold);
-        match root.estimate_text_size(&spec.title, &style.into()) {
+        match root.estimate_text_size(&title, &style.into()) {
             Ok((w, _)) if w + 20 > width => size -= 1.0,
             _ => break,
         }
     }
     let body = root
-        .titled(&spec.title, (FONT, size).into_font().style(FontStyle::Bold))
+        .titled(&title, (FONT, size).into_font().style(FontStyle::Bold))
         .map_err(de)?;
     let lw = legend_width(p);
     let (plots, legend) = body.split_horizontally(body.dim_in_pixel().0 - lw);

@@ -81,6 +81,7 @@ hosts = 40
 neighbours = [8]
 rates_hz = [0.2, 4.0]
 log_times_min = [0.1, 2.0]
+landmark_methods = ["gnp", "netvigator"]
 landmarks = 6
 scatter_rows = 100
 "#
@@ -113,7 +114,7 @@ fn fig6_outputs_are_deterministic_and_vivaldi_converges() {
     // it never underestimates by more than the jitter.
     let under = csv(&a, "errors")
         .iter()
-        .filter(|r| r["estimator"] == "landmark-milestone")
+        .filter(|r| r["estimator"] == "netvigator")
         .map(|r| num(r, "est_ms") - num(r, "real_ms"))
         .fold(f64::INFINITY, f64::min);
     assert!(
@@ -140,28 +141,34 @@ hosts = 30
 neighbours = [6]
 rates_hz = [2.0]
 log_times_min = [1.0]
-landmark_methods = ["milestone"]
+landmark_methods = ["netvigator"]
 landmarks = 30
 landmark_probes = 1
+selection = ["k-median", "k-center"]
 k_max = 10
 "#
     );
     let out = tmp("f7");
     run(&text, &out);
     let hits = csv(&out, "hit_ratio");
-    assert_eq!(hits.len(), 2 * 2 * 9, "2 reps × 2 estimators × k = 2..=10");
+    assert_eq!(
+        hits.len(),
+        2 * 2 * 2 * 9,
+        "2 reps × 2 estimators × 2 rules × k = 2..=10"
+    );
+    assert!(hits.iter().any(|r| r["selection"] == "k-center"));
     for r in &hits {
         let h = num(r, "hit_ratio");
         assert!((0.0..=1.0).contains(&h));
-        if r["estimator"] == "landmark-milestone" {
+        if r["estimator"] == "netvigator" {
             assert_eq!(h, 1.0, "exact estimates must give the true cores: {r:?}");
         }
     }
     assert_eq!(
-        summary_mean(&out, "landmark-milestone", "frac_min_error_le_10ms"),
+        summary_mean(&out, "netvigator", "frac_min_error_le_10ms"),
         1.0
     );
-    assert!(summary_mean(&out, "landmark-milestone", "median_abs_ecc_dre") < 1e-3);
+    assert!(summary_mean(&out, "netvigator", "median_abs_ecc_dre") < 1e-3);
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -217,6 +224,17 @@ fn bad_parameters_are_rejected_with_their_key() {
     let text = format!("experiment = \"core-estimation\"\n{WAXMAN}\n[params]\nfigure = \"9\"\n");
     let e = crate::parse(Path::new("x.toml"), &text).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("params.figure"), "{e}");
+    // Netvigator needs traceroute routes: a topology without them is rejected, naming the
+    // degraded mode to use instead.
+    let text = "experiment = \"core-estimation\"\n[topology]\nkind = \"plane\"\nnodes = 20\n\
+                side_ms = 100.0\n[params]\nlandmark_methods = [\"netvigator\"]\n";
+    let e = crate::parse(Path::new("x.toml"), text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("params.landmark_methods"), "{e}");
+    assert!(e.to_string().contains("netvigator-landmarks-only"), "{e}");
+    let text = format!(
+        "experiment = \"core-estimation\"\n{WAXMAN}\n[params]\nlandmark_methods = [\"milestone\"]\n"
+    );
+    assert!(crate::parse(Path::new("x.toml"), &text).is_err());
     let text = format!("experiment = \"core-diameter\"\n{WAXMAN}\n[params]\nmax_size = 1\n");
     let e = crate::parse(Path::new("x.toml"), &text).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("params.max_size"), "{e}");
