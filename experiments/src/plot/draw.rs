@@ -354,13 +354,23 @@ pub(crate) fn grid(n: usize) -> (usize, usize) {
     (n.div_ceil(cols), cols)
 }
 
-/// Total figure size in pixels.
+/// Total figure size in pixels. Bar charts whose category labels would overlap at the default
+/// panel width get wider panels (every label plus a gap, plus room for the y axis).
 pub(crate) fn figure_size(p: &Prepared) -> (u32, u32) {
     let (rows, cols) = grid(p.panels.len());
     let legend = legend_width(p);
     let legend_rows = p.series_labels.len() as u32 * LEGEND_ROW as u32 + 40;
     let h = (rows as u32 * PANEL_SIZE.1).max(legend_rows) + TITLE_HEIGHT;
-    (cols as u32 * PANEL_SIZE.0 + legend, h)
+    let widest = p
+        .categories
+        .iter()
+        .map(|c| text_width(c, 14.0))
+        .max()
+        .unwrap_or(0);
+    let panel_w = PANEL_SIZE
+        .0
+        .max(p.categories.len() as u32 * (widest + 16) + 120);
+    (cols as u32 * panel_w + legend, h)
 }
 
 /// Shared drawing parameters.
