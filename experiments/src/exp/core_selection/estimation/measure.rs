@@ -381,24 +381,28 @@ mod tests {
 
     #[test]
     fn complete_subset_drops_the_hosts_with_gaps() {
-        // 0–1 and 0–2 missing: host 0 has the most gaps and goes; then 1–3 is still missing:
-        // 1 and 3 tie at one gap each, the higher index (3) goes.
+        // Gaps 0–1, 0–2, 1–3: hosts 0 and 1 have two each, the higher index (1) goes; then
+        // 0–2 is still missing: 0 and 2 tie at one gap, 2 goes.
         let bad = [(0, 1), (0, 2), (1, 3)];
         let ok = |a: usize, b: usize| !bad.contains(&(a.min(b), a.max(b)));
-        assert_eq!(complete_subset(&[0, 1, 2, 3, 4], ok), vec![1, 2, 4]);
+        assert_eq!(complete_subset(&[0, 1, 2, 3, 4], ok), vec![0, 3, 4]);
+        // One gap 0–4: tie, 4 goes.
+        let ok = |a: usize, b: usize| (a.min(b), a.max(b)) != (0, 4);
+        assert_eq!(complete_subset(&[0, 1, 4], ok), vec![0, 1]);
         assert_eq!(complete_subset(&[1, 2], ok), vec![1, 2]);
     }
 
     #[test]
     fn landmark_placements() {
         // Six hosts on a line at 0, 1, 2, 10, 11, 20 ms.
-        let x = [0.0, 1.0, 2.0, 10.0, 11.0, 20.0];
+        let x: [f64; 6] = [0.0, 1.0, 2.0, 10.0, 11.0, 20.0];
         let h = x.len();
         let real: Vec<f64> = (0..h * h).map(|k| (x[k / h] - x[k % h]).abs()).collect();
         for seed in 0..5 {
-            let spread = place_landmarks(h, &real, 3, LandmarkPlacement::Spread, seed);
-            // Farthest-point traversal always takes both ends of the line.
-            assert!(spread.contains(&0) && spread.contains(&5), "{spread:?}");
+            // Farthest-point traversal: the second landmark is the host farthest from the
+            // first, and on this line every host has one at least 10 ms away.
+            let spread = place_landmarks(h, &real, 2, LandmarkPlacement::Spread, seed);
+            assert!(real[spread[0] * h + spread[1]] >= 10.0, "{spread:?}");
             let clustered = place_landmarks(h, &real, 2, LandmarkPlacement::Clustered, seed);
             let d = real[clustered[0] * h + clustered[1]];
             assert!(d <= 9.0, "two nearest hosts: {clustered:?}");
