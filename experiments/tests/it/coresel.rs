@@ -110,7 +110,7 @@ fn fig6_outputs_are_deterministic_and_vivaldi_converges() {
         late < early / 2.0,
         "converged {late} vs unconverged {early}"
     );
-    // The milestone estimator on a graph is an upper bound through routers on real paths:
+    // Netvigator on a graph is an upper bound through routers on real paths:
     // it never underestimates by more than the jitter.
     let under = csv(&a, "errors")
         .iter()

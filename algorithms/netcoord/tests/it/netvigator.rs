@@ -1,4 +1,4 @@
-//! Netvigator-style milestone estimator on small graphs with known shortest paths (computed
+//! Netvigator's milestone bounds and estimate on small graphs with known shortest paths (computed
 //! with `topologies`' Dijkstra).
 
 use netcoord::{LatencyTable, Netvigator, milestones_along_path};
