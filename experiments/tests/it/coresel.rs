@@ -239,3 +239,73 @@ fn bad_parameters_are_rejected_with_their_key() {
     let e = crate::parse(Path::new("x.toml"), &text).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("params.max_size"), "{e}");
 }
+
+/// Seattle days: one measurement frame per sweep point, hosts with gaps dropped, k-Median and
+/// k-Center; byte-identical with 1 and 2 worker threads.
+#[test]
+fn seattle_frames_complete_hosts_and_both_rules_are_deterministic() {
+    let data =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/latency/seattle99_frames18.tsv.gz");
+    let text = format!(
+        r#"experiment = "core-estimation"
+seed = 5
+[topology]
+kind = "matrix"
+file = "{}"
+unit = "s"
+missing = "zero-off-diagonal"
+frame = 1
+[params]
+figure = "7a"
+hosts = 40
+neighbours = [4]
+rates_hz = [2.0]
+log_times_min = [0.5]
+landmark_methods = ["gnp", "netvigator-landmarks-only"]
+landmarks = 5
+selection = ["k-median", "k-center"]
+complete_hosts = true
+k_max = 5
+[sweep]
+"topology.frame" = [2, 3]
+"#,
+        data.display()
+    );
+    let s = crate::parse(Path::new("/nonexistent/test.toml"), &text).expect("valid scenario");
+    let (a, b) = (tmp("sea1"), tmp("sea2"));
+    for (out, jobs) in [(&a, 1), (&b, 2)] {
+        runner::run(
+            &*s,
+            &RunOptions {
+                out: Some(out.to_path_buf()),
+                quiet: true,
+                jobs: Some(jobs),
+                no_plots: true,
+                ..Default::default()
+            },
+        )
+        .expect("run");
+    }
+    for t in ["hit_ratio", "summary"] {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, std::fs::read(b.join(format!("{t}.csv"))).unwrap(), "{t}");
+    }
+    let sum = csv(&a, "summary");
+    let hosts: Vec<f64> = sum
+        .iter()
+        .filter(|r| r["metric"] == "hosts")
+        .map(|r| num(r, "value"))
+        .collect();
+    assert!(!hosts.is_empty());
+    assert!(
+        hosts.iter().all(|&h| (5.0..=40.0).contains(&h)),
+        "{hosts:?}"
+    );
+    let hits = csv(&a, "hit_ratio");
+    for rule in ["k-median", "k-center"] {
+        assert!(hits.iter().any(|r| r["selection"] == rule));
+    }
+    assert!(hits.iter().all(|r| r["estimator"] != "netvigator"));
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
+}
