@@ -154,7 +154,11 @@ run_peersim() {
     local n=$1
     sed -e "s/^SIZE .*/SIZE $n/" -e "s/^CYCLES .*/CYCLES $cycles/" "$here/peersim-averaging.cfg" >"$out/peersim-$n.cfg"
     measure peersim "$n" "$out/peersim-$n.log" \
-        java -Xmx"${PEERSIM_XMX:-12g}" -cp "$peersim_cp" peersim.Simulator "$out/peersim-$n.cfg"
+        java -Xmx"${PEERSIM_XMX:-12g}" -cp "$peersim_cp" peersim.Simulator "$out/peersim-$n.cfg" || return 1
+    # PeerSim does not count events; its observer's line for the last cycle shows that
+    # the run reached the end with all nodes (time, minimum, maximum, number of nodes).
+    grep -Eq "^control.obs: $(((cycles - 1) * 1000)) [^ ]+ [^ ]+ $n " "$out/peersim-$n.log" ||
+        { echo "PeerSim did not reach cycle $cycles with $n nodes:" >&2; tail -n 5 "$out/peersim-$n.log" >&2; return 1; }
 }
 
 echo "== averaging, $cycles cycles, sizes $sizes, $rounds round(s); outputs in $out"
