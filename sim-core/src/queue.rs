@@ -161,6 +161,7 @@ impl<T> EventQueue<T> {
     /// Take the lowest bucket: sort it onto the end of the run if small, else spread
     /// it over lower buckets. Every entry of the bucket is later than every entry of
     /// the run, and earlier than every entry of the other buckets.
+    #[inline]
     fn advance(&mut self) {
         let (idx, mut bucket) = self.take_lowest();
         if bucket.len() <= RUN_MAX {
