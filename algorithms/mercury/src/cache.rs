@@ -25,6 +25,8 @@ pub struct RouteCache {
     entries: Vec<CacheEntry>,
     /// `entries[i].peer.range.lo`, kept alongside so the routing scan touches 8 bytes per entry.
     los: Vec<Value>,
+    /// `entries[i].peer.addr`, kept alongside so look-ups by address touch 4 bytes per entry.
+    addrs: Vec<Addr>,
     cap: usize,
     policy: CacheEviction,
     tick: u64,
@@ -37,6 +39,7 @@ impl RouteCache {
         Self {
             entries: Vec::with_capacity(cap),
             los: Vec::with_capacity(cap),
+            addrs: Vec::with_capacity(cap),
             cap,
             policy,
             tick: 0,
@@ -93,6 +96,7 @@ impl RouteCache {
         if let Some(i) = victim {
             self.entries.swap_remove(i);
             self.los.swap_remove(i);
+            self.addrs.swap_remove(i);
         }
     }
 
@@ -100,7 +104,7 @@ impl RouteCache {
     /// for the use count).
     pub fn insert(&mut self, peer: Peer) {
         self.tick += 1;
-        if let Some(i) = self.entries.iter().position(|e| e.peer.addr == peer.addr) {
+        if let Some(i) = self.position(peer.addr) {
             let e = &mut self.entries[i];
             e.peer = peer;
             e.last_use = self.tick;
@@ -120,11 +124,17 @@ impl RouteCache {
             inserted: self.tick,
         });
         self.los.push(peer.range.lo);
+        self.addrs.push(peer.addr);
+    }
+
+    #[inline]
+    fn position(&self, addr: Addr) -> Option<usize> {
+        self.addrs.iter().position(|&a| a == addr)
     }
 
     /// Updates the range of `peer.addr` if cached (no use counted).
     pub fn learn(&mut self, peer: Peer) {
-        if let Some(i) = self.entries.iter().position(|e| e.peer.addr == peer.addr) {
+        if let Some(i) = self.position(peer.addr) {
             self.entries[i].peer.range = peer.range;
             self.los[i] = peer.range.lo;
         }
@@ -132,9 +142,10 @@ impl RouteCache {
 
     /// Drops `addr`.
     pub fn remove(&mut self, addr: Addr) {
-        if let Some(i) = self.entries.iter().position(|e| e.peer.addr == addr) {
+        if let Some(i) = self.position(addr) {
             self.entries.swap_remove(i);
             self.los.swap_remove(i);
+            self.addrs.swap_remove(i);
         }
     }
 

@@ -96,6 +96,16 @@ pub struct Histogram {
     scratch: Vec<(Value, Value, f64)>,
 }
 
+/// `x as f64` (round to nearest) through the cheaper `u64` conversion when `x` fits: both
+/// round the same exact value, so the result is identical.
+#[inline]
+fn u128_f64(x: u128) -> f64 {
+    match u64::try_from(x) {
+        Ok(v) => v as f64,
+        Err(_) => x as f64,
+    }
+}
+
 impl Histogram {
     /// Estimated node count (0 before the first build).
     #[must_use]
@@ -110,16 +120,24 @@ impl Histogram {
     }
 
     /// Rebuilds from `samples` (`(range, average span)`; non-positive spans are ignored).
-    pub fn build<I: IntoIterator<Item = (Interval, f64)>>(&mut self, samples: I) {
+    /// Samples with the same range start count once: the first of them.
+    pub fn build<I>(&mut self, samples: I)
+    where
+        I: IntoIterator<Item = (Interval, f64)>,
+        I::IntoIter: Clone,
+    {
         self.buckets.clear();
-        self.scratch.clear();
-        for (r, s) in samples {
-            if s.is_finite() && s > 0.0 {
-                self.scratch.push((r.lo, r.hi, s));
-            }
+        let samples = samples.into_iter();
+        self.collect(samples.clone());
+        // Sort by start. With distinct starts every sort gives the same order, so the
+        // unstable sort (no allocation) is used; on equal starts the samples are collected
+        // again and sorted stably, so that the first of them is kept.
+        self.scratch.sort_unstable_by_key(|a| a.0);
+        if self.scratch.windows(2).any(|w| w[0].0 == w[1].0) {
+            self.collect(samples);
+            self.scratch.sort_by_key(|a| a.0);
+            self.scratch.dedup_by_key(|a| a.0);
         }
-        self.scratch.sort_by_key(|a| a.0);
-        self.scratch.dedup_by_key(|a| a.0);
         let m = self.scratch.len();
         if m == 0 {
             self.n_hat = 0.0;
@@ -160,7 +178,7 @@ impl Histogram {
                 0 => SPACE,
                 l => u128::from(l),
             };
-            let count = len as f64 / self.scratch[i].2;
+            let count = u128_f64(len) / self.scratch[i].2;
             self.buckets.push(Bucket {
                 lo: prev,
                 len,
@@ -169,8 +187,29 @@ impl Histogram {
             total += count;
             prev = b;
         }
-        self.buckets.sort_by_key(|b| b.lo);
+        // The buckets follow the samples round the ring, so they are sorted but for one
+        // wrap-around: rotating at the descent sorts them. With distinct starts that is the
+        // order any sort gives; otherwise undo the rotation and sort stably.
+        let seam = self.buckets.iter().position(|b| b.lo < self.buckets[0].lo);
+        if let Some(k) = seam {
+            self.buckets.rotate_left(k);
+        }
+        if !self.buckets.is_sorted_by(|a, b| a.lo < b.lo) {
+            if let Some(k) = seam {
+                self.buckets.rotate_right(k);
+            }
+            self.buckets.sort_by_key(|b| b.lo);
+        }
         self.n_hat = total;
+    }
+
+    fn collect<I: Iterator<Item = (Interval, f64)>>(&mut self, samples: I) {
+        self.scratch.clear();
+        for (r, s) in samples {
+            if s.is_finite() && s > 0.0 {
+                self.scratch.push((r.lo, r.hi, s));
+            }
+        }
     }
 
     fn bucket_of(&self, v: Value) -> usize {
@@ -231,6 +270,12 @@ impl Histogram {
 #[derive(Clone, Debug, Default)]
 pub struct SampleSet {
     items: Vec<(Sample, u64)>,
+    /// `items[i].0.peer.addr`, kept alongside so the per-sample look-up by address scans 4
+    /// bytes per sample instead of 48.
+    addrs: Vec<Addr>,
+    /// A lower bound on the creation times held (exact after each expiry scan): while
+    /// `now - oldest < life` nothing can expire and the scan is skipped.
+    oldest: u64,
     /// Bumped whenever the held samples change (so a consumer can skip rebuilding from
     /// unchanged samples).
     version: u64,
@@ -242,32 +287,52 @@ impl SampleSet {
     pub fn put(&mut self, s: Sample, now: u64) {
         let created = now.saturating_sub(s.age);
         let s = Sample { age: 0, ..s };
-        if let Some(e) = self.items.iter_mut().find(|e| e.0.peer.addr == s.peer.addr) {
+        if let Some(i) = self.addrs.iter().position(|&a| a == s.peer.addr) {
+            let e = &mut self.items[i];
             if created >= e.1 {
                 *e = (s, created);
                 self.version += 1;
             }
         } else {
+            if self.items.is_empty() || created < self.oldest {
+                self.oldest = created;
+            }
             self.items.push((s, created));
+            self.addrs.push(s.peer.addr);
+            self.version += 1;
+        }
+    }
+
+    /// Keeps the samples `keep` accepts (in order), `addrs` in step.
+    fn retain(&mut self, mut keep: impl FnMut(&(Sample, u64)) -> bool) {
+        let mut j = 0;
+        for i in 0..self.items.len() {
+            if keep(&self.items[i]) {
+                self.items.swap(i, j);
+                self.addrs.swap(i, j);
+                j += 1;
+            }
+        }
+        if j != self.items.len() {
+            self.items.truncate(j);
+            self.addrs.truncate(j);
             self.version += 1;
         }
     }
 
     /// Drops samples older than `life`.
     pub fn expire(&mut self, now: u64, life: u64) {
-        let before = self.items.len();
-        self.items.retain(|e| now.saturating_sub(e.1) < life);
-        if self.items.len() != before {
-            self.version += 1;
+        if now.saturating_sub(self.oldest) < life {
+            return; // every sample was created at or after `oldest`: none is old enough
         }
+        self.retain(|e| now.saturating_sub(e.1) < life);
+        self.oldest = self.items.iter().map(|e| e.1).min().unwrap_or(0);
     }
 
     /// Drops the sample of `addr`.
     pub fn remove(&mut self, addr: Addr) {
-        let before = self.items.len();
-        self.items.retain(|e| e.0.peer.addr != addr);
-        if self.items.len() != before {
-            self.version += 1;
+        if self.addrs.contains(&addr) {
+            self.retain(|e| e.0.peer.addr != addr);
         }
     }
 
@@ -278,7 +343,7 @@ impl SampleSet {
     }
 
     /// The samples (arrival order).
-    pub fn iter(&self) -> impl Iterator<Item = &Sample> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = &Sample> + Clone + '_ {
         self.items.iter().map(|e| &e.0)
     }
 

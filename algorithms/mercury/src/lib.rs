@@ -70,7 +70,10 @@ pub use config::{
 pub use error::{CallError, ConfigError};
 pub use estimate::{Bucket, Histogram, LocalPoint, RingOracle, SampleSet};
 pub use load::LoadMeter;
-pub use msg::{Category, Dir, Metric, Msg, Peer, RouteHeader, Routed, Sample, TakeOverReason};
+pub use msg::{
+    Category, Dir, JoinReply, Metric, Msg, Peer, RouteHeader, Routed, Sample, TakeOver,
+    TakeOverReason,
+};
 pub use node::{Link, MercuryNode, NextHop, Phase, Slot};
 pub use output::{DropReason, Effects, Event, OpKind, Output, Timer};
 pub use store::{Handoff, ItemId, Publication, SoftStore, Stored, SubSeqs, Subscription};

@@ -10,6 +10,9 @@ pub struct LoadMeter {
     /// Index (time / window_len) of the window `counts[cur]` belongs to.
     epoch: u64,
     cur: usize,
+    /// Something was counted since the last reset (while false every window is `0.0`, so
+    /// [`load`](Self::load) can answer `0.0` without summing).
+    counted: bool,
 }
 
 impl LoadMeter {
@@ -21,6 +24,7 @@ impl LoadMeter {
             window_len: window_len.max(1),
             epoch: 0,
             cur: 0,
+            counted: false,
         }
     }
 
@@ -41,10 +45,23 @@ impl LoadMeter {
     pub fn count(&mut self, now: u64) {
         self.advance(now);
         self.counts[self.cur] += 1.0;
+        self.counted = true;
     }
 
     /// The load at `now`: the sum over the windows.
     pub fn load(&mut self, now: u64) -> f64 {
+        if !self.counted {
+            // Every window is +0.0, so the sum is +0.0; only the window position moves, as
+            // `advance` would move it.
+            let e = now / self.window_len;
+            if e > self.epoch {
+                let n = self.counts.len();
+                let steps = (e - self.epoch).min(n as u64) as usize;
+                self.cur = (self.cur + steps) % n;
+                self.epoch = e;
+            }
+            return 0.0;
+        }
         self.advance(now);
         self.counts.iter().sum()
     }
@@ -73,5 +90,6 @@ impl LoadMeter {
         for c in &mut self.counts {
             *c = 0.0;
         }
+        self.counted = false;
     }
 }

@@ -129,6 +129,37 @@ pub enum TakeOverReason {
     Shed,
 }
 
+/// The body of [`Msg::JoinReply`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct JoinReply<P> {
+    /// The joiner's range.
+    pub range: Interval,
+    /// The joiner's predecessor (the contacted node's former predecessor).
+    pub pred: Option<Peer>,
+    /// The joiner's successor list (the contacted node first).
+    pub succs: Vec<Peer>,
+    /// Items of the joiner's range.
+    pub items: Handoff<P>,
+}
+
+/// The body of [`Msg::TakeOver`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TakeOver<P> {
+    /// The sender with its new range.
+    pub from: Peer,
+    /// The part of the sender's range that moves to the receiver (`None`: only neighbour
+    /// information changes). A receiver whose range is not adjacent to it ignores it.
+    pub moved: Option<Interval>,
+    /// Items of the range that moved.
+    pub items: Handoff<P>,
+    /// The receiver's new predecessor, when it changes.
+    pub pred: Option<Peer>,
+    /// The receiver's new successor list, when it changes (empty: unchanged).
+    pub succs: Vec<Peer>,
+    /// Why.
+    pub reason: TakeOverReason,
+}
+
 /// A Mercury message. `P` is the application payload of publications and subscriptions.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Msg<P> {
@@ -196,17 +227,9 @@ pub enum Msg<P> {
     },
     /// Join at the receiver: it splits its range at the midpoint and gives the lower half.
     JoinRequest,
-    /// Accepted join: the joiner's range, ring neighbours and the items of its range.
-    JoinReply {
-        /// The joiner's range.
-        range: Interval,
-        /// The joiner's predecessor (the contacted node's former predecessor).
-        pred: Option<Peer>,
-        /// The joiner's successor list (the contacted node first).
-        succs: Vec<Peer>,
-        /// Items of the joiner's range.
-        items: Handoff<P>,
-    },
+    /// Accepted join: the joiner's range, ring neighbours and the items of its range (boxed: a
+    /// rare, large message should not widen every message).
+    JoinReply(Box<JoinReply<P>>),
     /// Refused join (node busy, leaving, or range too small); the joiner retries.
     JoinDenied,
     /// Stabilization: "who is your predecessor, and what is your successor list?"
@@ -292,22 +315,9 @@ pub enum Msg<P> {
         /// The requester's load.
         load: f64,
     },
-    /// Range hand-over: the receiver adds `moved` (adjacent to its range) and gets `items`.
-    TakeOver {
-        /// The sender with its new range.
-        from: Peer,
-        /// The part of the sender's range that moves to the receiver (`None`: only neighbour
-        /// information changes). A receiver whose range is not adjacent to it ignores it.
-        moved: Option<Interval>,
-        /// Items of the range that moved.
-        items: Handoff<P>,
-        /// The receiver's new predecessor, when it changes.
-        pred: Option<Peer>,
-        /// The receiver's new successor list, when it changes (empty: unchanged).
-        succs: Vec<Peer>,
-        /// Why.
-        reason: TakeOverReason,
-    },
+    /// Range hand-over: the receiver adds `moved` (adjacent to its range) and gets `items`
+    /// (boxed: a rare, large message should not widen every message).
+    TakeOver(Box<TakeOver<P>>),
     /// Load-balancing step 2: a heavy node asks a light one to leave and re-join next to it.
     LeaveJoinRequest {
         /// The heavy node's load.
@@ -357,9 +367,9 @@ impl<P: Payload> Msg<P> {
                     + items.iter().map(Publication::size_bytes).sum::<usize>()
             }
             Msg::JoinRequest | Msg::JoinDenied | Msg::LeaveCheck => 0,
-            Msg::JoinReply {
-                pred, succs, items, ..
-            } => wire::INTERVAL + opt_peer(pred) + peers(succs) + items.size_bytes(),
+            Msg::JoinReply(j) => {
+                wire::INTERVAL + opt_peer(&j.pred) + peers(&j.succs) + j.items.size_bytes()
+            }
             Msg::StabilizeRequest { .. }
             | Msg::Notify { .. }
             | Msg::Ping { .. }
@@ -375,19 +385,13 @@ impl<P: Payload> Msg<P> {
             Msg::LocalProbe { .. } => wire::ADDR + 2 * wire::SMALL,
             Msg::LocalReply { .. } => 2 * wire::SMALL + wire::PEER + 2 * wire::METRIC,
             Msg::ShedRequest { .. } => wire::INTERVAL + wire::METRIC,
-            Msg::TakeOver {
-                moved,
-                pred,
-                succs,
-                items,
-                ..
-            } => {
+            Msg::TakeOver(t) => {
                 wire::PEER
                     + wire::SMALL
-                    + if moved.is_some() { wire::INTERVAL } else { 0 }
-                    + items.size_bytes()
-                    + opt_peer(pred)
-                    + peers(succs)
+                    + if t.moved.is_some() { wire::INTERVAL } else { 0 }
+                    + t.items.size_bytes()
+                    + opt_peer(&t.pred)
+                    + peers(&t.succs)
                     + wire::SMALL
             }
             Msg::LeaveJoinRequest { .. } => wire::METRIC,
@@ -416,7 +420,7 @@ impl<P> Msg<P> {
     /// the "hand-off" sub-category of maintenance.
     #[must_use]
     pub fn is_handoff(&self) -> bool {
-        matches!(self, Msg::JoinReply { .. } | Msg::TakeOver { .. })
+        matches!(self, Msg::JoinReply(_) | Msg::TakeOver(_))
     }
 
     /// Short name for per-kind accounting.
@@ -441,7 +445,7 @@ impl<P> Msg<P> {
             Msg::Match { .. } => "match",
             Msg::RangeReply { .. } => "range-reply",
             Msg::JoinRequest => "join-request",
-            Msg::JoinReply { .. } => "join-reply",
+            Msg::JoinReply(_) => "join-reply",
             Msg::JoinDenied => "join-denied",
             Msg::StabilizeRequest { .. } => "stabilize-request",
             Msg::StabilizeReply { .. } => "stabilize-reply",
@@ -454,7 +458,7 @@ impl<P> Msg<P> {
             Msg::LocalProbe { .. } => "local-probe",
             Msg::LocalReply { .. } => "local-reply",
             Msg::ShedRequest { .. } => "shed-request",
-            Msg::TakeOver { .. } => "take-over",
+            Msg::TakeOver(_) => "take-over",
             Msg::LeaveJoinRequest { .. } => "leave-join-request",
             Msg::LeaveJoinReply { .. } => "leave-join-reply",
             Msg::LeaveCheck => "leave-check",

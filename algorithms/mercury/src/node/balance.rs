@@ -3,7 +3,7 @@
 use rand::RngExt;
 
 use crate::Addr;
-use crate::msg::{Dir, Msg, Peer, TakeOverReason};
+use crate::msg::{Dir, Msg, Peer, TakeOver, TakeOverReason};
 use crate::output::{Event, Output, Timer};
 use crate::value::Interval;
 use crate::wire::Payload;
@@ -181,14 +181,14 @@ impl<P: Payload> MercuryNode<P> {
         });
         out.send(
             from,
-            Msg::TakeOver {
+            Msg::TakeOver(Box::new(TakeOver {
                 from: self.me(),
                 moved: Some(moved),
                 items,
                 pred: None,
                 succs: Vec::new(),
                 reason: TakeOverReason::Shed,
-            },
+            })),
         );
         out.event(Event::LoadBalance {
             leave_join: false,
@@ -276,14 +276,14 @@ impl<P: Payload> MercuryNode<P> {
         };
         out.send(
             s.addr,
-            Msg::TakeOver {
+            Msg::TakeOver(Box::new(TakeOver {
                 from: me_lower,
                 moved,
                 items,
                 pred: Some(me_lower),
                 succs: Vec::new(),
                 reason: TakeOverReason::LeaveJoin,
-            },
+            })),
         );
         self.set_range(lower, out);
         self.succs[0].peer.range = grown;
@@ -303,14 +303,14 @@ impl<P: Payload> MercuryNode<P> {
             let succs: Vec<Peer> = self.successors().collect();
             out.send(
                 p.addr,
-                Msg::TakeOver {
+                Msg::TakeOver(Box::new(TakeOver {
                     from: self.me(),
                     moved: Some(self.range),
                     items,
                     pred: None,
                     succs,
                     reason: TakeOverReason::LeaveJoin,
-                },
+                })),
             );
         }
         self.reset_membership();

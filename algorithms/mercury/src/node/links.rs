@@ -67,6 +67,7 @@ impl<P: Payload> MercuryNode<P> {
     }
 
     fn rebuild_links(&mut self, now: u64, k: usize, out: &mut Output<P>) {
+        self.table.dirty = true;
         let n = self.n_hat;
         self.epoch = self.epoch.wrapping_add(1);
         self.basis = n;

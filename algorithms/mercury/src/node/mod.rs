@@ -120,6 +120,8 @@ pub struct MercuryNode<P> {
     phase: Phase,
     range: Interval,
     succs: Vec<Link>,
+    /// Spare buffer for rebuilding the successor list without allocating.
+    succ_spare: Vec<Link>,
     pred: Option<Link>,
     /// The predecessor died: take over the gap up to the next predecessor's range.
     absorb_gap: bool,
@@ -168,6 +170,7 @@ impl<P: Payload> MercuryNode<P> {
             phase: Phase::Idle,
             range: Interval::full(0),
             succs: Vec::new(),
+            succ_spare: Vec::new(),
             pred: None,
             absorb_gap: false,
             long: Vec::new(),
@@ -237,8 +240,12 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Handles a message from `from` at time `now`.
     pub fn handle_message(&mut self, now: u64, from: Addr, msg: Msg<P>, out: &mut Output<P>) {
-        // Anything but routing traffic may change the routing tables.
-        if !matches!(
+        // Anything but routing traffic and the frequent upkeep messages below may change the
+        // routing tables: the peer table is marked for a rebuild before and after such a
+        // handler (after, too, because a handler may rebuild the table midway, through
+        // `learn` or routing, and change the tables afterwards). The upkeep handlers mark it
+        // themselves, and only when a table really changed (`learn`, stabilization, notify).
+        let blanket = !matches!(
             msg,
             Msg::Route { .. }
                 | Msg::Spread { .. }
@@ -246,9 +253,26 @@ impl<P: Payload> MercuryNode<P> {
                 | Msg::CacheAck { .. }
                 | Msg::Match { .. }
                 | Msg::RangeReply { .. }
-        ) {
+                | Msg::StabilizeRequest { .. }
+                | Msg::StabilizeReply { .. }
+                | Msg::Notify { .. }
+                | Msg::Ping { .. }
+                | Msg::Pong { .. }
+                | Msg::WalkRequest { .. }
+                | Msg::WalkReply { .. }
+                | Msg::LocalProbe { .. }
+                | Msg::LocalReply { .. }
+        );
+        if blanket {
             self.table.dirty = true;
         }
+        self.dispatch(now, from, msg, out);
+        if blanket {
+            self.table.dirty = true;
+        }
+    }
+
+    fn dispatch(&mut self, now: u64, from: Addr, msg: Msg<P>, out: &mut Output<P>) {
         match msg {
             Msg::Route { hdr, body } => self.on_route(now, hdr, body, out),
             Msg::Spread {
@@ -302,13 +326,8 @@ impl<P: Payload> MercuryNode<P> {
                 self.on_range_reply(now, from, id, part, items, hops, out);
             }
             Msg::JoinRequest => self.on_join_request(now, from, out),
-            Msg::JoinReply {
-                range,
-                pred,
-                succs,
-                items,
-            } => {
-                self.on_join_reply(now, from, range, pred, &succs, &items, out);
+            Msg::JoinReply(j) => {
+                self.on_join_reply(now, from, j.range, j.pred, &j.succs, &j.items, out);
             }
             Msg::JoinDenied => {}
             Msg::StabilizeRequest { range } => self.on_stabilize_request(now, from, range, out),
@@ -342,15 +361,10 @@ impl<P: Payload> MercuryNode<P> {
                 self.on_local_reply(now, dir, dist, peer, span, load);
             }
             Msg::ShedRequest { range, load } => self.on_shed_request(now, from, range, load, out),
-            Msg::TakeOver {
-                from: sender,
-                moved,
-                items,
-                pred,
-                succs,
-                reason,
-            } => {
-                self.on_take_over(now, sender, moved, &items, pred, &succs, reason, out);
+            Msg::TakeOver(t) => {
+                self.on_take_over(
+                    now, t.from, t.moved, &t.items, t.pred, &t.succs, t.reason, out,
+                );
             }
             Msg::LeaveJoinRequest { load } => self.on_leave_join_request(now, from, load, out),
             Msg::LeaveJoinReply { accepted } => {
@@ -363,7 +377,30 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Handles a timer set earlier.
     pub fn handle_timer(&mut self, now: u64, timer: Timer, out: &mut Output<P>) {
-        self.table.dirty = true;
+        // The periodic upkeep timers below change the routing tables only through code that
+        // marks the peer table itself (ping rounds that drop peers, long-link rebuilds); the
+        // others mark it before and after (see `handle_message`).
+        let blanket = !matches!(
+            timer,
+            Timer::Stabilize
+                | Timer::PingRound
+                | Timer::PingBatch
+                | Timer::LinkCheck
+                | Timer::Histogram
+                | Timer::LocalSample
+                | Timer::Walk(_)
+                | Timer::Sweep
+        );
+        if blanket {
+            self.table.dirty = true;
+        }
+        self.on_timer(now, timer, out);
+        if blanket {
+            self.table.dirty = true;
+        }
+    }
+
+    fn on_timer(&mut self, now: u64, timer: Timer, out: &mut Output<P>) {
         match timer {
             Timer::JoinRetry => return self.on_join_retry(now, out),
             Timer::Rejoin => return self.on_rejoin(now, out),
@@ -376,41 +413,50 @@ impl<P: Payload> MercuryNode<P> {
         if !self.serving() {
             return;
         }
-        let c = Arc::clone(&self.cfg);
+        let c = &self.cfg;
+        let (stabilize, ping, link_check) =
+            (c.stabilize_interval, c.ping_interval, c.link_check_interval);
+        let (histogram, local, walk, sweep, lb) = (
+            c.histogram_interval,
+            c.local_sampling_interval,
+            c.random_walk_interval,
+            c.sweep_interval,
+            c.lb_check_interval,
+        );
         match timer {
             Timer::Stabilize => {
                 self.stabilize(out);
-                out.set_timer(now + c.stabilize_interval, Timer::Stabilize);
+                out.set_timer(now + stabilize, Timer::Stabilize);
             }
             Timer::PingRound => {
                 self.ping_round(now, out);
-                out.set_timer(now + c.ping_interval, Timer::PingRound);
+                out.set_timer(now + ping, Timer::PingRound);
             }
             Timer::PingBatch => self.ping_batch(now, out),
             Timer::LinkCheck => {
                 self.link_check(now, out);
-                out.set_timer(now + c.link_check_interval, Timer::LinkCheck);
+                out.set_timer(now + link_check, Timer::LinkCheck);
             }
             Timer::LongLinkTimeout { slot, round } => self.on_link_timeout(now, slot, round, out),
             Timer::Histogram => {
                 self.build_histogram(now);
-                out.set_timer(now + c.histogram_interval, Timer::Histogram);
+                out.set_timer(now + histogram, Timer::Histogram);
             }
             Timer::LocalSample => {
                 self.local_sample(out);
-                out.set_timer(now + c.local_sampling_interval, Timer::LocalSample);
+                out.set_timer(now + local, Timer::LocalSample);
             }
             Timer::Walk(metric) => {
                 self.start_walk(now, metric, out);
-                out.set_timer(now + c.random_walk_interval, Timer::Walk(metric));
+                out.set_timer(now + walk, Timer::Walk(metric));
             }
             Timer::Sweep => {
                 self.store.sweep(now);
-                out.set_timer(now + c.sweep_interval, Timer::Sweep);
+                out.set_timer(now + sweep, Timer::Sweep);
             }
             Timer::LoadBalance => {
                 self.check_balance(now, out);
-                out.set_timer(now + c.lb_check_interval, Timer::LoadBalance);
+                out.set_timer(now + lb, Timer::LoadBalance);
             }
             Timer::JoinRetry
             | Timer::Rejoin
@@ -604,27 +650,71 @@ impl<P: Payload> MercuryNode<P> {
         }
     }
 
-    /// Updates the range recorded for `peer.addr` everywhere.
+    /// Rebuilds the sorted peer table if the tables changed since its last build.
+    #[inline]
+    pub(crate) fn ensure_table(&mut self) {
+        if self.table.dirty {
+            let peers = self
+                .succs
+                .iter()
+                .chain(self.pred.iter())
+                .chain(self.long.iter().filter_map(|s| s.link.as_ref()))
+                .chain(self.stale.iter())
+                .chain(self.rev.iter())
+                .map(|l| l.peer);
+            self.table.rebuild(peers, self.addr);
+        } else if cfg!(debug_assertions) {
+            // Every change to the tables must have marked the peer table: a clean table equals
+            // a fresh build (checked in debug builds, so every test checks it).
+            let mut fresh = table::PeerTable::new();
+            fresh.rebuild(self.table_peers(), self.addr);
+            debug_assert!(
+                fresh.same(&self.table),
+                "stale peer table at node {}",
+                self.addr
+            );
+        }
+    }
+
+    /// Every peer of the routing tables (the peer table's sources).
+    fn table_peers(&self) -> impl Iterator<Item = Peer> + '_ {
+        self.succs
+            .iter()
+            .chain(self.pred.iter())
+            .chain(self.long.iter().filter_map(|s| s.link.as_ref()))
+            .chain(self.stale.iter())
+            .chain(self.rev.iter())
+            .map(|l| l.peer)
+    }
+
+    /// Updates the range recorded for `peer.addr` everywhere (marking the peer table for a
+    /// rebuild only when a range actually changed).
     fn learn(&mut self, peer: Peer) {
         if peer.addr == self.addr {
             return;
         }
-        self.table.dirty = true;
-        for l in self.succs.iter_mut().chain(self.pred.iter_mut()) {
-            if l.peer.addr == peer.addr {
-                l.peer.range = peer.range;
+        self.ensure_table();
+        if !self.table.knows(peer) {
+            let mut changed = false;
+            let mut set = |l: &mut Link| {
+                if l.peer.addr == peer.addr && l.peer.range != peer.range {
+                    l.peer.range = peer.range;
+                    changed = true;
+                }
+            };
+            for l in self.succs.iter_mut().chain(self.pred.iter_mut()) {
+                set(l);
             }
-        }
-        for s in &mut self.long {
-            if let Some(l) = &mut s.link
-                && l.peer.addr == peer.addr
-            {
-                l.peer.range = peer.range;
+            for s in &mut self.long {
+                if let Some(l) = &mut s.link {
+                    set(l);
+                }
             }
-        }
-        for l in self.stale.iter_mut().chain(self.rev.iter_mut()) {
-            if l.peer.addr == peer.addr {
-                l.peer.range = peer.range;
+            for l in self.stale.iter_mut().chain(self.rev.iter_mut()) {
+                set(l);
+            }
+            if changed {
+                self.table.dirty = true;
             }
         }
         self.cache.learn(peer);

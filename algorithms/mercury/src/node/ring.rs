@@ -2,7 +2,7 @@
 
 use crate::Addr;
 use crate::error::CallError;
-use crate::msg::{Msg, Peer, RouteHeader, Routed, TakeOverReason};
+use crate::msg::{JoinReply, Msg, Peer, RouteHeader, Routed, TakeOver, TakeOverReason};
 use crate::output::{Event, Output, Timer};
 use crate::store::Handoff;
 use crate::value::{Interval, Value};
@@ -136,12 +136,12 @@ impl<P: Payload> MercuryNode<P> {
         let pred = if was_alone { Some(self.me()) } else { old_pred };
         out.send(
             joiner,
-            Msg::JoinReply {
+            Msg::JoinReply(Box::new(JoinReply {
                 range: lower,
                 pred,
                 succs,
                 items,
-            },
+            })),
         );
         if self.lb.awaiting_joiner == Some(joiner) {
             self.lb.awaiting_joiner = None;
@@ -258,11 +258,15 @@ impl<P: Payload> MercuryNode<P> {
                 },
             );
             self.succs.truncate(self.cfg.successors);
+            self.table.dirty = true;
             out.send(p.addr, Msg::Notify { range: self.range });
             return;
         }
-        // Successor list = successor + its list, up to ourselves.
-        let old = std::mem::take(&mut self.succs);
+        // Successor list = successor + its list, up to ourselves (built in the spare buffer,
+        // the old list is kept for its `heard` times and the buffer reused next time).
+        let mut old = std::mem::take(&mut self.succ_spare);
+        std::mem::swap(&mut old, &mut self.succs);
+        self.succs.clear();
         let heard = |a: Addr| {
             old.iter()
                 .find(|l| l.peer.addr == a)
@@ -283,6 +287,13 @@ impl<P: Payload> MercuryNode<P> {
                 });
             }
         }
+        if old.len() != self.succs.len()
+            || old.iter().zip(&self.succs).any(|(a, b)| a.peer != b.peer)
+        {
+            self.table.dirty = true;
+        }
+        old.clear();
+        self.succ_spare = old;
         out.send(from, Msg::Notify { range: self.range });
     }
 
@@ -302,12 +313,14 @@ impl<P: Payload> MercuryNode<P> {
                 peer: x,
                 heard: now,
             });
+            self.table.dirty = true;
         }
         if self.succs.is_empty() {
             self.succs.push(Link {
                 peer: x,
                 heard: now,
             });
+            self.table.dirty = true;
         }
         if self.absorb_gap && self.pred.is_some_and(|p| p.peer.addr == from) {
             self.absorb_gap = false;
@@ -344,8 +357,13 @@ impl<P: Payload> MercuryNode<P> {
         if self.pred.is_some_and(|l| silent(&l)) {
             self.pred = None;
             self.absorb_gap = true;
+            self.table.dirty = true;
         }
+        let before = self.rev.len();
         self.rev.retain(|l| !silent(l));
+        if self.rev.len() != before {
+            self.table.dirty = true;
+        }
         self.ping_queue.clear();
         let targets = self
             .succs
@@ -421,6 +439,7 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Drops `addr` from every table (no redraw, no event).
     pub(super) fn forget(&mut self, addr: Addr) {
+        self.table.dirty = true;
         self.succs.retain(|l| l.peer.addr != addr);
         if self.pred.is_some_and(|l| l.peer.addr == addr) {
             self.pred = None;
@@ -456,28 +475,28 @@ impl<P: Payload> MercuryNode<P> {
             let pred = self.predecessor().filter(|p| p.addr != s.addr);
             out.send(
                 s.addr,
-                Msg::TakeOver {
+                Msg::TakeOver(Box::new(TakeOver {
                     from: self.me(),
                     moved: Some(self.range),
                     items,
                     pred,
                     succs: Vec::new(),
                     reason: TakeOverReason::Leave,
-                },
+                })),
             );
             if let Some(p) = pred {
                 let mut succs: Vec<Peer> = self.successors().collect();
                 succs[0].range = grown;
                 out.send(
                     p.addr,
-                    Msg::TakeOver {
+                    Msg::TakeOver(Box::new(TakeOver {
                         from: self.me(),
                         moved: None,
                         items: Handoff::default(),
                         pred: None,
                         succs,
                         reason: TakeOverReason::Leave,
-                    },
+                    })),
                 );
             }
         }

@@ -37,17 +37,7 @@ impl<P: Payload> MercuryNode<P> {
         if self.range.contains(target) {
             return NextHop::Local;
         }
-        if self.table.dirty {
-            let peers = self
-                .succs
-                .iter()
-                .chain(self.pred.iter())
-                .chain(self.long.iter().filter_map(|s| s.link.as_ref()))
-                .chain(self.stale.iter())
-                .chain(self.rev.iter())
-                .map(|l| l.peer);
-            self.table.rebuild(peers, self.addr);
-        }
+        self.ensure_table();
         let mut best = self.table.closest(target);
         let mut cached = false;
         if let Some((i, d, covers)) = self.cache.best(target)

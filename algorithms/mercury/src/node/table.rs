@@ -11,6 +11,11 @@ use crate::value::{Interval, Value};
 pub(crate) struct PeerTable {
     los: Vec<Value>,
     entries: Vec<(Value, Value, Addr)>,
+    /// No address appears twice in `entries` (so every entry of an address holds the range
+    /// the tables hold for it).
+    unique: bool,
+    /// Scratch for the uniqueness check.
+    addrs: Vec<Addr>,
     /// The source tables changed since the last rebuild.
     pub(crate) dirty: bool,
 }
@@ -36,7 +41,28 @@ impl PeerTable {
         self.entries.dedup();
         self.los.clear();
         self.los.extend(self.entries.iter().map(|e| e.0));
+        self.addrs.clear();
+        self.addrs.extend(self.entries.iter().map(|e| e.2));
+        self.addrs.sort_unstable();
+        self.unique = self.addrs.windows(2).all(|w| w[0] != w[1]);
         self.dirty = false;
+    }
+
+    /// Whether both tables hold the same entries.
+    pub(crate) fn same(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
+
+    /// Whether the (clean) table says the source tables already hold `peer` with exactly this
+    /// range everywhere `peer.addr` appears: then learning `peer` changes nothing there.
+    #[inline]
+    pub(crate) fn knows(&self, peer: Peer) -> bool {
+        !self.dirty
+            && self.unique
+            && self
+                .entries
+                .binary_search(&(peer.range.lo, peer.range.hi, peer.addr))
+                .is_ok()
     }
 
     /// The peer whose range starts closest before `target` clockwise (binary search over the

@@ -3,6 +3,7 @@
 mod chord;
 mod common;
 mod driver;
+mod fastpaths;
 mod handoff;
 mod hops;
 mod loadbal;

@@ -189,12 +189,12 @@ fn sizes_and_categories() {
     };
     assert_eq!(m.category(), Category::Matching);
     assert!(
-        Msg::<()>::JoinReply {
+        Msg::<()>::JoinReply(Box::new(mercury::JoinReply {
             range: Interval::point(0),
             pred: None,
             succs: vec![],
             items: Default::default()
-        }
+        }))
         .is_handoff()
     );
 }

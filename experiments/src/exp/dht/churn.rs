@@ -11,7 +11,7 @@
 //!
 //! Tables: `timeseries` (per window: success, mean latency and hops, members, lookups),
 //! `summary` (over the churn phase: success, latency quantiles, churn events, bytes per node
-//! per second by category).
+//! per second by category; and, over the whole run, the events and messages the engine handled).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -91,6 +91,8 @@ struct Out {
     /// Joins started by the hosts (churn joins plus restarts of stuck joins).
     rejoins: u64,
     events: u64,
+    /// Messages sent over the whole run (every category).
+    messages: u64,
     n: usize,
 }
 
@@ -130,6 +132,7 @@ fn drive<O: Overlay>(
         h.app_mut().settle(end.as_nanos());
     }
     let mut traffic = total_traffic(sim.nodes().map(|h| h.traffic()));
+    let messages = traffic.total_msgs();
     let base = at_start.unwrap_or_default();
     for k in 0..4 {
         traffic.msgs[k] -= base.msgs[k];
@@ -156,6 +159,7 @@ fn drive<O: Overlay>(
         crashes,
         rejoins,
         events,
+        messages,
         n,
     }
 }
@@ -293,6 +297,7 @@ impl Experiment for DhtChurn {
             );
         }
         put("events", out.events as f64);
+        put("messages", out.messages as f64);
         Ok(vec![ts, summary])
     }
 
