@@ -354,19 +354,7 @@ impl Map {
         rng: &mut R,
         what: &'static str,
     ) -> Result<[f64; 2], WorldError> {
-        for _ in 0..FREE_POINT_TRIES {
-            let p = [
-                rng.random::<f64>() * self.width,
-                rng.random::<f64>() * self.height,
-            ];
-            if self.is_free(p) {
-                return Ok(p);
-            }
-        }
-        Err(WorldError::NoFreeSpace {
-            what,
-            tries: FREE_POINT_TRIES,
-        })
+        random_free_point_in(self.width, self.height, |p| self.is_free(p), rng, what)
     }
 
     /// The shortest path from `from` to `to` that keeps `clearance` from every obstacle:
@@ -457,4 +445,26 @@ impl Map {
 pub(crate) fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
     (dx * dx + dy * dy).sqrt()
+}
+
+/// Rejection sampling of a uniform point of the `width` × `height` rectangle for which
+/// `is_free` holds: two draws per try (x then y), at most [`FREE_POINT_TRIES`] tries. Shared by
+/// [`Map`] and the bot game's obstacle field, so both consume the random stream alike.
+pub(crate) fn random_free_point_in<R: Rng + ?Sized>(
+    width: f64,
+    height: f64,
+    is_free: impl Fn([f64; 2]) -> bool,
+    rng: &mut R,
+    what: &'static str,
+) -> Result<[f64; 2], WorldError> {
+    for _ in 0..FREE_POINT_TRIES {
+        let p = [rng.random::<f64>() * width, rng.random::<f64>() * height];
+        if is_free(p) {
+            return Ok(p);
+        }
+    }
+    Err(WorldError::NoFreeSpace {
+        what,
+        tries: FREE_POINT_TRIES,
+    })
 }

@@ -11,14 +11,11 @@
 //! obstacles and crosses none of the others is shortest among all of them.
 
 use crate::error::WorldError;
-use crate::map::{Map, Rect};
+use crate::map::{Map, Rect, random_free_point_in};
 use rand::{Rng, RngExt};
 
 /// Draws made per requested obstacle before generation gives up.
 const TRIES_PER_OBSTACLE: usize = 200;
-
-/// Draws made for a free point before giving up.
-const FREE_POINT_TRIES: usize = 10_000;
 
 /// The obstacles of a `width × height` map and a grid of them for local lookups.
 #[derive(Clone, Debug)]
@@ -212,19 +209,7 @@ impl Field {
         rng: &mut R,
         what: &'static str,
     ) -> Result<[f64; 2], WorldError> {
-        for _ in 0..FREE_POINT_TRIES {
-            let p = [
-                rng.random::<f64>() * self.width,
-                rng.random::<f64>() * self.height,
-            ];
-            if self.is_free(p) {
-                return Ok(p);
-            }
-        }
-        Err(WorldError::NoFreeSpace {
-            what,
-            tries: FREE_POINT_TRIES,
-        })
+        random_free_point_in(self.width, self.height, |p| self.is_free(p), rng, what)
     }
 
     /// The shortest path from `from` to `to` keeping the clearance from every obstacle: `out`
