@@ -7,6 +7,7 @@
 use crate::experiment::Registry;
 
 pub mod averaging;
+pub mod colyseus;
 pub mod core_selection;
 pub mod dht;
 pub mod migration;
@@ -41,4 +42,5 @@ pub fn registry() -> Registry {
         .register(&timelines::PerceptionFilterExp)
         .register(&timelines::ClockSync)
         .register(&server_network::SpdSim)
+        .register(&colyseus::ColyseusExp)
 }
