@@ -11,6 +11,9 @@
 //!   piecewise-linear motion); positions and velocities at every tick.
 //!   [`World::generate`] builds one from a [`WorldConfig`].
 //! - [`Grid`]: a uniform grid answering radius and box queries in a deterministic order.
+//! - [`BotGame`]: the Colyseus model game — bots walking between Zipf-popular waypoints on
+//!   obstacle-aware paths, dwelling, fighting and firing missiles, on a map that grows with
+//!   the players ([`BotGameConfig`]); a frame-stepped, seeded game a simulator drives.
 //! - [`Aoi`]: circular areas of interest, larger for the **hub players** (the first ids), with
 //!   the "who sees mover s" query of subscriber-side interest management.
 //!
@@ -45,6 +48,7 @@
 //! ```
 
 pub mod aoi;
+pub mod botgame;
 pub mod error;
 pub mod grid;
 pub mod map;
@@ -52,6 +56,7 @@ pub mod waypoints;
 pub mod world;
 
 pub use aoi::Aoi;
+pub use botgame::{BotGame, BotGameConfig, GameEvent, MapShape, ObjectKind, ObjectView};
 pub use error::WorldError;
 pub use grid::{Grid, MAX_GRID_CELLS};
 pub use map::{MAX_OBSTACLES, Map, ObstacleConfig, Rect};

@@ -4,11 +4,13 @@
 //!   `pruned-clocks` experiment had before this crate existed, bit for bit;
 //! - `movement`: speed, arrival, dwell, velocity, turns;
 //! - `paths`: obstacle-aware paths never cross an obstacle and are shortest;
+//! - `botgame`: the model game — movement off obstacles, missile lifetimes, ids, fights;
 //! - `aoi`: radius, box and watcher queries equal brute-force scans, in the documented order;
 //! - `zipf`: waypoint popularity frequencies (chi-square);
 //! - `determinism`: same draws, same world.
 
 mod aoi;
+mod botgame;
 mod determinism;
 mod legacy;
 mod movement;
