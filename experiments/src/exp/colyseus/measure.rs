@@ -8,8 +8,9 @@
 //! **missing** when the node has no replica of it; with a grace of `g` it counts as missing
 //! only when it has been required for at least `g` without a break (0, 100, 400 ms: the
 //! paper's Fig. 11). An update is **direct** (Fig. 7b) when it changes an object that was
-//! already required by the node at the previous frame, so its replica would not wait for a
-//! DHT lookup.
+//! already in the area of interest at the previous frame, so its replica would not wait for a
+//! DHT lookup: counted per player, as if every player were on its own node (the paper's
+//! worst case), and per node (an object required by the node at the previous frame).
 //!
 //! Baselines, computed from the same frames: **broadcast** — each node sends every change
 //! of each of its objects to every other node; **client-server** — one server receives all
@@ -125,6 +126,14 @@ pub struct Measure {
     pub updates: [u64; 2],
     /// Direct updates by kind.
     pub direct: [u64; 2],
+    /// Per player (as if every player were on its own node, the paper's Fig. 7b): updates of
+    /// objects in the player's area of interest, by kind.
+    pub player_updates: [u64; 2],
+    /// Of which the object was already in the player's area at the previous frame.
+    pub player_direct: [u64; 2],
+    /// Per player: the objects in its area of interest at the previous frame, sorted.
+    player_prev: Vec<Vec<u64>>,
+    player_cur: Vec<u64>,
     /// Broadcast baseline: bytes each node sent.
     pub broadcast: Vec<u64>,
     /// Client-server baseline: bytes the server sent.
@@ -156,6 +165,10 @@ impl Measure {
             young_missiles: [0; 2],
             updates: [0; 2],
             direct: [0; 2],
+            player_updates: [0; 2],
+            player_direct: [0; 2],
+            player_prev: Vec::new(),
+            player_cur: Vec::new(),
             broadcast: vec![0; nodes],
             server: 0,
             frames: 0,
@@ -203,16 +216,43 @@ impl Measure {
                     [c[0] + half[0], c[1] + half[1]],
                 );
                 let scratch = &mut self.scratch;
+                let cur = &mut self.player_cur;
+                cur.clear();
                 self.grid.query(lo, hi, |i| {
                     let o = &objs[i as usize];
                     let inside = o.pos[0] >= lo[0]
                         && o.pos[0] <= hi[0]
                         && o.pos[1] >= lo[1]
                         && o.pos[1] <= hi[1];
+                    if inside && o.id != me.id {
+                        cur.push(o.id);
+                    }
                     if inside && node_of(o.owner) != n {
                         scratch.push((o.id, i));
                     }
                 });
+                let p = p as usize;
+                if self.player_prev.len() <= p {
+                    self.player_prev.resize(p + 1, Vec::new());
+                }
+                self.player_cur.sort_unstable();
+                if record {
+                    let prev = &self.player_prev[p];
+                    for &id in &self.player_cur {
+                        // Objects are in id order in `objs` (players first, by index).
+                        let Ok(i) = objs.binary_search_by_key(&id, |o| o.id) else {
+                            continue;
+                        };
+                        if changed[i] {
+                            let k = kix(objs[i].kind);
+                            self.player_updates[k] += 1;
+                            if prev.binary_search(&id).is_ok() {
+                                self.player_direct[k] += 1;
+                            }
+                        }
+                    }
+                }
+                std::mem::swap(&mut self.player_prev[p], &mut self.player_cur);
             }
             // Distances of (player, object) pairs are recorded below per required object from
             // the nearest of the node's players.

@@ -32,8 +32,10 @@ pub use recorder::Recorder;
 pub enum Location {
     /// Map cut into as many regions as players, region ids hashed onto the ring.
     Dht,
-    /// The `x` coordinate as the key of a range-queriable ring.
+    /// The `x` coordinate as the key of a range-queriable ring (equal static ranges).
     Rangedht,
+    /// `rangedht` with Mercury's leave-join load balancing (the paper's `loadbal`, Table 2).
+    Loadbal,
 }
 
 impl Location {
@@ -42,6 +44,7 @@ impl Location {
         match self {
             Location::Dht => "dht",
             Location::Rangedht => "rangedht",
+            Location::Loadbal => "loadbal",
         }
     }
 }
@@ -66,20 +69,12 @@ impl Deployment {
     }
 }
 
-/// Map shape (§6: `sqr`, or `rect` of fixed height whose width grows with the players).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Shape {
-    /// Square.
-    Sqr,
-    /// Long rectangle of fixed height.
-    Rect,
-}
-
 /// Which game is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum GameKind {
+    /// The model game of §2.3 and §4.1 (`gameworld::BotGame`, settings in `bots`).
+    Bots,
     /// The stand-in: walkers on straight lines bouncing off the edges, random missiles (for
     /// tests and checks of the machinery; not the paper's workload).
     Walkers,
@@ -89,17 +84,22 @@ pub enum GameKind {
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Params {
-    /// Object location: `dht` (hashed regions) or `rangedht` (`x` on a range-queriable ring).
+    /// Object location: `dht` (hashed regions), `rangedht` (`x` on a range-queriable ring) or
+    /// `loadbal` (`rangedht` with load balancing).
     pub location: Location,
     /// Nodes without `[topology] hosts`.
     #[schemars(range(min = 2, max = 100_000))]
     pub nodes: usize,
     /// `p2p` (1 player per node) or `fed` (8).
     pub deployment: Deployment,
-    /// Map shape.
-    pub map: Shape,
+    /// Map shape: `sqr`, or `rect` (height one full game's side, width growing with the
+    /// players).
+    pub map: gameworld::MapShape,
     /// The game.
     pub game: GameKind,
+    /// Settings of the bot game (and the map size, AOI and speed of the walkers); `players`
+    /// and `shape` are ignored: they come from the node count, `deployment` and `map`.
+    pub bots: gameworld::BotGameConfig,
     /// Proactive replication (missiles attached to their shooter).
     pub proactive: bool,
     /// `PredTime`: how far interest is predicted, and the subscriptions' lifetime, seconds.
@@ -114,8 +114,6 @@ pub struct Params {
     /// Half-width of a publication's region (republished on leaving it), map units.
     #[schemars(range(min = 0.0, max = 1e6))]
     pub pub_radius: f64,
-    /// Mercury's leave-join load balancing (rangedht only).
-    pub load_balance: bool,
     /// Full state of a player (a new replica), bytes.
     #[schemars(range(min = 0, max = 1_000_000))]
     pub player_state_bytes: u32,
@@ -145,14 +143,14 @@ impl Default for Params {
             location: Location::Rangedht,
             nodes: 96,
             deployment: Deployment::Fed,
-            map: Shape::Rect,
-            game: GameKind::Walkers,
+            map: gameworld::MapShape::Rect,
+            game: GameKind::Bots,
+            bots: gameworld::BotGameConfig::default(),
             proactive: true,
             pred_time_s: 1.0,
             pub_margin: 0.0,
             pub_ttl_s: 1.0,
             pub_radius: 1.0,
-            load_balance: false,
             player_state_bytes: 200,
             player_delta_bytes: 145,
             missile_state_bytes: 100,
@@ -197,15 +195,15 @@ impl Experiment for ColyseusExp {
             0.0,
             p.measure_to_s,
         )?;
-        if p.load_balance && p.location == Location::Dht {
-            return Err(KeyError::new(
-                "params.load_balance",
-                "load balancing applies to `rangedht` only (hashed keys are spread evenly)",
-            ));
-        }
         if n < 2 {
             return Err(KeyError::new("params.nodes", "at least 2 nodes"));
         }
+        let mut cfg = p.bots.clone();
+        cfg.players = u32::try_from(n * p.deployment.players_per_node())
+            .map_err(|_| KeyError::new("params.nodes", "too many players"))?;
+        cfg.shape = p.map;
+        cfg.validate()
+            .map_err(|e| KeyError::new("params.bots", e.to_string()))?;
         Ok(())
     }
 

@@ -12,8 +12,8 @@ use sim_core::{OneWayLatency, SimTime, Simulation};
 
 use super::measure::Measure;
 use super::recorder::Recorder;
-use super::workload::{Game, Kind, Obj, Walkers, WorldEvent};
-use super::{GameKind, Location, Params, Shape};
+use super::workload::{Bots, Game, Kind, Obj, Walkers, WorldEvent};
+use super::{GameKind, Location, Params};
 use crate::environment::EnvOptions;
 use crate::exp::dht::{Layout, Ring, mercury_config, mercury_hosts, mercury_members};
 use crate::experiment::Job;
@@ -27,21 +27,23 @@ type H = Host<crate::nodes::colyseus::Overlay, ColyseusApp<Rc<RefCell<Recorder>>
 /// Subscriptions of at most this many nodes are tracked for discovery latency.
 const TRACKED_NODES: usize = 200;
 
-/// The game of a job.
+/// The game of a job: `players` players on the map of `p.map`.
 pub fn make_game(p: &Params, players: usize, seed: u64) -> anyhow::Result<Box<dyn Game>> {
+    let mut cfg = p.bots.clone();
+    cfg.players = u32::try_from(players)?;
+    cfg.shape = p.map;
     match p.game {
+        GameKind::Bots => Ok(Box::new(
+            Bots::new(&cfg, seed).map_err(|e| anyhow::anyhow!("bot game: {e}"))?,
+        )),
         GameKind::Walkers => {
-            // 100 × 100 map units per player; rect maps 400 units high.
-            let area = 1e4 * players as f64;
-            let size = match p.map {
-                Shape::Sqr => [area.sqrt(), area.sqrt()],
-                Shape::Rect => [area / 400.0, 400.0],
-            };
+            let (w, h) = cfg.map_size();
+            let half = cfg.aoi_side / 2.0;
             Ok(Box::new(Walkers::new(
-                players as u32,
-                size,
-                [60.0, 60.0],
-                20.0,
+                cfg.players,
+                [w, h],
+                [half, half],
+                cfg.speed,
                 seed,
             )))
         }
@@ -68,7 +70,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     let [w, h] = game.size();
     let frame = game.frame_ns();
     let keys = match p.location {
-        Location::Rangedht => KeyMapping::range_dht(w),
+        Location::Rangedht | Location::Loadbal => KeyMapping::range_dht(w),
         Location::Dht => KeyMapping::dht(w, h, players as u32),
     }
     .ok_or_else(|| anyhow::anyhow!("map size {w} × {h} is not positive"))?;
@@ -78,11 +80,11 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     ccfg.validate()
         .map_err(|e| anyhow::anyhow!("Colyseus configuration: {e}"))?;
     let ring = match p.location {
-        Location::Rangedht => Ring::MercuryOracle,
+        Location::Rangedht | Location::Loadbal => Ring::MercuryOracle,
         Location::Dht => Ring::Hashed,
     };
     let mut base = mercury_config(Ring::MercuryOracle, true);
-    base.load_balance = p.load_balance;
+    base.load_balance = p.location == Location::Loadbal;
     let mcfg = colyseus::mercury_glue::config(&keys, base);
     let members = mercury_members(ring, Layout::Equal, n, job.seed);
     let track_every = n.div_ceil(TRACKED_NODES).max(1) as u32;

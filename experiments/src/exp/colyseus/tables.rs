@@ -228,10 +228,9 @@ pub fn tables(
     for (series, b) in [
         ("topology", direct_ms),
         (
-            if loc == "dht" {
-                "through dht"
-            } else {
-                "through rangedht"
+            match p.location {
+                super::Location::Dht => "through dht",
+                _ => "through rangedht",
             },
             &rec.delivery_ms,
         ),

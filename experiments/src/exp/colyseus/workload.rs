@@ -210,3 +210,76 @@ impl Game for Walkers {
 pub fn game_seed(rng: &mut impl Rng) -> u64 {
     rng.random()
 }
+
+/// The model game of the paper ([`gameworld::BotGame`]) as a [`Game`].
+pub struct Bots {
+    game: gameworld::BotGame,
+    buf: Vec<gameworld::GameEvent>,
+}
+
+impl Bots {
+    /// The bot game of `cfg` from `seed`.
+    ///
+    /// # Errors
+    /// The game's own configuration errors.
+    pub fn new(cfg: &gameworld::BotGameConfig, seed: u64) -> Result<Self, gameworld::WorldError> {
+        Ok(Bots {
+            game: gameworld::BotGame::new(cfg, seed)?,
+            buf: Vec::new(),
+        })
+    }
+}
+
+impl Game for Bots {
+    fn players(&self) -> u32 {
+        self.game.players()
+    }
+    fn size(&self) -> [f64; 2] {
+        [self.game.width(), self.game.height()]
+    }
+    fn frame_ns(&self) -> u64 {
+        u64::from(self.game.config().frame_ms) * 1_000_000
+    }
+    fn step(&mut self, events: &mut Vec<WorldEvent>) {
+        self.buf.clear();
+        self.game.step(&mut self.buf);
+        for e in &self.buf {
+            match *e {
+                gameworld::GameEvent::MissileFired {
+                    id,
+                    owner,
+                    pos,
+                    vel,
+                } => {
+                    events.push(WorldEvent::Fired {
+                        id,
+                        owner,
+                        pos,
+                        vel,
+                    });
+                }
+                gameworld::GameEvent::MissileExpired { id } => {
+                    events.push(WorldEvent::Expired { id });
+                }
+                _ => {}
+            }
+        }
+    }
+    fn objects(&self, out: &mut Vec<Obj>) {
+        out.clear();
+        out.extend(self.game.objects().map(|o| Obj {
+            id: o.id,
+            kind: match o.kind {
+                gameworld::ObjectKind::Player => Kind::Player,
+                gameworld::ObjectKind::Missile => Kind::Missile,
+            },
+            owner: o.owner,
+            pos: o.pos,
+            vel: o.vel,
+        }));
+    }
+    fn aoi_half(&self, _player: u32) -> [f64; 2] {
+        let h = self.game.config().aoi_side / 2.0;
+        [h, h]
+    }
+}
