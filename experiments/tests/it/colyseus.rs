@@ -81,7 +81,10 @@ fn frames(sim: &mut Simulation<H>, until: u64) {
 fn pos(i: usize) -> Vec2 {
     // A row of players 2 units apart along x, in two lanes 4 apart: every player sees a few
     // others (areas of interest are 10 × 10).
-    Vec2::new(3.0 + 2.0 * i as f64, if i % 2 == 0 { 6.0 } else { 10.0 })
+    Vec2::new(
+        3.0 + 2.0 * i as f64,
+        if i.is_multiple_of(2) { 6.0 } else { 10.0 },
+    )
 }
 
 fn configurations(n: usize) -> Vec<(&'static str, KeyMapping)> {

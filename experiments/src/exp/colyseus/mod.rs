@@ -97,8 +97,9 @@ pub struct Params {
     pub map: gameworld::MapShape,
     /// The game.
     pub game: GameKind,
-    /// Settings of the bot game (and the map size, AOI and speed of the walkers); `players`
-    /// and `shape` are ignored: they come from the node count, `deployment` and `map`.
+    /// Settings of the bot game (and the map size, AOI and speed of the walkers; the full
+    /// states of new replicas are its `player_bytes` and `missile_bytes`); `players` and `shape`
+    /// are ignored: they come from the node count, `deployment` and `map`.
     pub bots: gameworld::BotGameConfig,
     /// Proactive replication (missiles attached to their shooter).
     pub proactive: bool,
@@ -114,15 +115,9 @@ pub struct Params {
     /// Half-width of a publication's region (republished on leaving it), map units.
     #[schemars(range(min = 0.0, max = 1e6))]
     pub pub_radius: f64,
-    /// Full state of a player (a new replica), bytes.
-    #[schemars(range(min = 0, max = 1_000_000))]
-    pub player_state_bytes: u32,
     /// Delta of a player that changed during a frame, bytes.
     #[schemars(range(min = 0, max = 1_000_000))]
     pub player_delta_bytes: u32,
-    /// Full state of a missile, bytes.
-    #[schemars(range(min = 0, max = 1_000_000))]
-    pub missile_state_bytes: u32,
     /// Delta of a missile per frame, bytes.
     #[schemars(range(min = 0, max = 1_000_000))]
     pub missile_delta_bytes: u32,
@@ -151,9 +146,7 @@ impl Default for Params {
             pub_margin: 0.0,
             pub_ttl_s: 1.0,
             pub_radius: 1.0,
-            player_state_bytes: 200,
             player_delta_bytes: 145,
-            missile_state_bytes: 100,
             missile_delta_bytes: 20,
             duration_s: 480.0,
             measure_from_s: 90.0,

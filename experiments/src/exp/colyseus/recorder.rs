@@ -108,7 +108,7 @@ impl Recorder {
     }
 
     fn tracked(&self, a: Addr) -> bool {
-        a % self.track_every == 0
+        a.is_multiple_of(self.track_every)
     }
 
     fn issued_at(&self, a: Addr, seq: u32) -> Option<u64> {

@@ -246,7 +246,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
                                     spec.prediction = pred;
                                     spec.pub_ttl = pub_ttl;
                                     spec.pub_radius = p.pub_radius;
-                                    spec.state_bytes = p.missile_state_bytes;
+                                    spec.state_bytes = p.bots.missile_bytes;
                                     if let Ok(cid) = cn.create_object(now, spec, out) {
                                         let _ = cn.set_motion(
                                             cid,
@@ -270,15 +270,14 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
                             let o = &objs[j];
                             let pos = Vec2::new(o.pos[0], o.pos[1]);
                             match ids[o.id as usize] {
-                                Some(cid) => {
-                                    if changed[j] {
-                                        let d = match o.kind {
-                                            Kind::Player => p.player_delta_bytes,
-                                            Kind::Missile => p.missile_delta_bytes,
-                                        };
-                                        let _ = cn.update_object(cid, pos, d);
-                                    }
+                                Some(cid) if changed[j] => {
+                                    let d = match o.kind {
+                                        Kind::Player => p.player_delta_bytes,
+                                        Kind::Missile => p.missile_delta_bytes,
+                                    };
+                                    let _ = cn.update_object(cid, pos, d);
                                 }
+                                Some(_) => {}
                                 None if o.kind == Kind::Player => {
                                     let half = game_aoi(&players_of, o.owner, ppn);
                                     let mut spec =
@@ -286,7 +285,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
                                     spec.prediction = pred;
                                     spec.pub_ttl = pub_ttl;
                                     spec.pub_radius = p.pub_radius;
-                                    spec.state_bytes = p.player_state_bytes;
+                                    spec.state_bytes = p.bots.player_bytes;
                                     if let Ok(cid) = cn.create_object(now, spec, out) {
                                         ids[o.id as usize] = Some(cid);
                                     }
@@ -308,7 +307,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         if now >= to && t1.is_none() {
             t1 = Some(snapshot(&sim));
         }
-        if window && (now - from) % sec == 0 && now > from {
+        if window && (now - from).is_multiple_of(sec) && now > from {
             for (i, h) in sim.nodes().enumerate() {
                 let b = h.traffic().total_bytes();
                 bursts[i].push((b - last_sec[i]) as f64 * 8.0 / 1e3);
