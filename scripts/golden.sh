@@ -7,7 +7,14 @@
 #   scripts/golden.sh print [DIR]
 #                               # sha256 and path of every CSV under DIR (default
 #                               # results/, results/quick/ excluded): the hashes of a
-#                               # full `mmvesim reproduce`, for the results READMEs
+#                               # full `mmvesim reproduce`
+#   scripts/golden.sh full-block SCENARIO...
+#                               # the ```sha256 block of a results README: the hashes of
+#                               # results/<SCENARIO>/*.csv of a full run, paths under results/
+#   scripts/golden.sh full-check
+#                               # check every full-run CSV present under results/ against the
+#                               # ```sha256 blocks of the results READMEs (scenarios not run
+#                               # are counted, not failed)
 #
 # results/golden.sha256 has one line per CSV, `<sha256>  <path under results/quick/>`,
 # sorted by path (so `cd results/quick && sha256sum -c ../golden.sha256` works too).
@@ -88,8 +95,37 @@ case ${1:-} in
         [ -d "$dir" ] || { echo "golden: no folder $dir" >&2; exit 1; }
         hashes "$dir" quick
         ;;
+    full-block)
+        shift
+        [ $# -gt 0 ] || { echo "golden: full-block needs scenario names" >&2; exit 2; }
+        echo '```sha256'
+        for s in "$@"; do
+            [ -d "$root/results/$s" ] || { echo "golden: no folder results/$s (run it first)" >&2; exit 1; }
+            hashes "$root/results/$s" | awk -v s="$s" '{print $1 "  " s "/" $2}'
+        done
+        echo '```'
+        ;;
+    full-check)
+        n=0 ok=0 absent=0 bad=0
+        for readme in "$root"/results/README.md "$root"/results/*/README.md; do
+            while read -r want path; do
+                n=$((n + 1))
+                f=$root/results/$path
+                if [ ! -f "$f" ]; then
+                    absent=$((absent + 1))
+                elif [ "$(sha "$f" | cut -d' ' -f1)" = "$want" ]; then
+                    ok=$((ok + 1))
+                else
+                    echo "golden: DIFFERS   results/$path (listed in ${readme#"$root"/})"
+                    bad=$((bad + 1))
+                fi
+            done < <(awk '/^```sha256/ {on = 1; next} /^```/ {on = 0} on && NF == 2' "$readme")
+        done
+        echo "golden: $n full-run CSVs listed in results READMEs: $ok match, $bad differ, $absent not run here"
+        [ $bad -eq 0 ] || exit 1
+        ;;
     *)
-        sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
         [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || exit 2
         ;;
 esac

@@ -5,10 +5,11 @@
 # the simulators interleaved at each size (the order alternates between rounds).
 #
 #   benches/peers/run.sh [--sizes 10000,100000,1000000] [--cycles 100] [--rounds 1]
-#                        [--peersim-jar PATH] [--no-simgrid] [--out DIR]
+#                        [--peersim-jar PATH] [--no-simgrid] [--mmvesim PATH] [--out DIR]
 #
 # Environment: SIZES, CYCLES, ROUNDS, PEERSIM_JAR (the jar of PeerSim 1.0.5; jep and djep
-# jars next to it are put on the class path too), PEERSIM_XMX (default 12g), OUT.
+# jars next to it are put on the class path too), PEERSIM_XMX (default 12g), MMVESIM (a
+# binary to use instead of building target/release/mmvesim), OUT.
 #
 # Builds target/release/mmvesim and target/peers/simgrid-averaging (from
 # benches/peers/simgrid/averaging.cpp; installs Debian's libsimgrid-dev when missing and
@@ -24,6 +25,7 @@ sizes=${SIZES:-10000,100000,1000000}
 cycles=${CYCLES:-100}
 rounds=${ROUNDS:-1}
 jar=${PEERSIM_JAR:-}
+mmvesim=${MMVESIM:-}
 simgrid=1
 out=${OUT:-}
 while [ $# -gt 0 ]; do
@@ -33,8 +35,9 @@ while [ $# -gt 0 ]; do
         --rounds) rounds=$2; shift 2 ;;
         --peersim-jar) jar=$2; shift 2 ;;
         --no-simgrid) simgrid=0; shift ;;
+        --mmvesim) mmvesim=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
         *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -43,9 +46,12 @@ mkdir -p "$out"
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
 # --- builds ------------------------------------------------------------------------
-echo "== building mmvesim (release)"
-(cd "$root" && cargo build --release --quiet -p experiments --bin mmvesim)
-mmvesim=$root/target/release/mmvesim
+if [ -z "$mmvesim" ]; then
+    echo "== building mmvesim (release)"
+    (cd "$root" && cargo build --release --quiet -p experiments --bin mmvesim)
+    mmvesim=$root/target/release/mmvesim
+fi
+[ -x "$mmvesim" ] || { echo "mmvesim binary $mmvesim not found" >&2; exit 1; }
 sg_bin=$root/target/peers/simgrid-averaging
 if [ $simgrid = 1 ]; then
     if ! pkg-config --exists simgrid 2>/dev/null; then
@@ -154,7 +160,11 @@ run_peersim() {
     local n=$1
     sed -e "s/^SIZE .*/SIZE $n/" -e "s/^CYCLES .*/CYCLES $cycles/" "$here/peersim-averaging.cfg" >"$out/peersim-$n.cfg"
     measure peersim "$n" "$out/peersim-$n.log" \
-        java -Xmx"${PEERSIM_XMX:-12g}" -cp "$peersim_cp" peersim.Simulator "$out/peersim-$n.cfg"
+        java -Xmx"${PEERSIM_XMX:-12g}" -cp "$peersim_cp" peersim.Simulator "$out/peersim-$n.cfg" || return 1
+    # PeerSim does not count events; its observer's line for the last cycle shows that
+    # the run reached the end with all nodes (time, minimum, maximum, number of nodes).
+    grep -Eq "^control.obs: $(((cycles - 1) * 1000)) [^ ]+ [^ ]+ $n " "$out/peersim-$n.log" ||
+        { echo "PeerSim did not reach cycle $cycles with $n nodes:" >&2; tail -n 5 "$out/peersim-$n.log" >&2; return 1; }
 }
 
 echo "== averaging, $cycles cycles, sizes $sizes, $rounds round(s); outputs in $out"

@@ -60,6 +60,16 @@ pub trait Node {
 
     /// The node crashes; it cannot send anything.
     fn on_crash(&mut self) {}
+
+    /// The peer that this node's timer with tag `tag` will send to when it fires, if
+    /// the node has already chosen it. A hint for the event loop only: with many nodes
+    /// it starts loading that peer's record a few events early, so the message's
+    /// delivery does not wait for memory. Any answer gives the same results.
+    #[inline]
+    fn timer_peer_hint(&self, tag: u64) -> Option<NodeId> {
+        let _ = tag;
+        None
+    }
 }
 
 /// A handler's view of the simulation: the current instant, its own id, its random

@@ -89,6 +89,10 @@ impl<T> EventQueue<T> {
             // Within the run's span: insert after every entry with time ≤ `time`.
             if self.run.back().is_none_or(|b| b.time <= time) {
                 self.run.push_back(Entry { time, item });
+            } else if self.run.front().is_some_and(|f| f.time > time) {
+                // Before every entry: a message with no delay, sent at the current
+                // instant while later entries wait in the run.
+                self.run.push_front(Entry { time, item });
             } else {
                 let at = self.run.partition_point(|e| e.time <= time);
                 self.run.insert(at, Entry { time, item });
@@ -139,48 +143,72 @@ impl<T> EventQueue<T> {
     #[inline]
     fn refill(&mut self) {
         while self.run.is_empty() && self.levels != 0 {
-            let (idx, mut bucket) = self.take_lowest();
-            if bucket.len() <= RUN_MAX {
-                bucket.sort_by_key(|e| e.time); // stable: FIFO among equal times
-                self.last = bucket.last().expect("bucket bit set").time;
-                // The sorted bucket becomes the run (no copy); the empty run's buffer
-                // becomes the bucket's.
+            self.advance();
+        }
+    }
+
+    /// Make the run longer than `n` entries if that many are queued, so that
+    /// [`EventQueue::run_ahead`] sees `n` entries ahead. Buckets are taken in order,
+    /// exactly as [`EventQueue::pop`] would take them later: the order of the entries
+    /// does not change, only when they are sorted.
+    #[inline]
+    pub fn fill_ahead(&mut self, n: usize) {
+        while self.run.len() <= n && self.levels != 0 {
+            self.advance();
+        }
+    }
+
+    /// Take the lowest bucket: sort it onto the end of the run if small, else spread
+    /// it over lower buckets. Every entry of the bucket is later than every entry of
+    /// the run, and earlier than every entry of the other buckets.
+    #[inline]
+    fn advance(&mut self) {
+        let (idx, mut bucket) = self.take_lowest();
+        if bucket.len() <= RUN_MAX {
+            bucket.sort_by_key(|e| e.time); // stable: FIFO among equal times
+            self.last = bucket.last().expect("bucket bit set").time;
+            if self.run.is_empty() {
+                // The sorted bucket becomes the run (no copy); the empty run's
+                // buffer becomes the bucket's.
                 let old = std::mem::replace(&mut self.run, VecDeque::from(bucket));
                 self.give_back(idx, Vec::from(old));
             } else {
-                let min = bucket.iter().map(|e| e.time).min().expect("bucket bit set");
-                let level = idx / DIGITS;
-                // The hot loop of the queue: every entry scheduled far ahead passes
-                // here once. Its state is in locals so it stays in registers.
-                let buckets = &mut *self.buckets;
-                let bits = &mut self.bits;
-                let mut levels = self.levels;
-                if (min ^ (min - 1)) >> (8 * level) == 0 {
-                    // Usual case: with `last = min - 1` every entry, those at `min`
-                    // included, falls into a lower level than the bucket's (`min - 1`
-                    // differs from `min` only below this level), so the loop needs
-                    // no branch; the entries at `min` come back at the next step.
-                    let last = min - 1;
-                    self.last = last;
-                    for e in bucket.drain(..) {
-                        levels |= place_in(buckets, bits, last, e);
-                    }
-                } else {
-                    // `min` is a multiple of this level's digit weight: `min - 1`
-                    // would put the entries back in this bucket. Entries at `min` go
-                    // straight to the run.
-                    self.last = min;
-                    for e in bucket.drain(..) {
-                        if e.time == min {
-                            self.run.push_back(e);
-                        } else {
-                            levels |= place_in(buckets, bits, min, e);
-                        }
-                    }
-                }
-                self.levels = levels;
+                self.run.extend(bucket.drain(..));
                 self.give_back(idx, bucket);
             }
+        } else {
+            let min = bucket.iter().map(|e| e.time).min().expect("bucket bit set");
+            let level = idx / DIGITS;
+            // The hot loop of the queue: every entry scheduled far ahead passes
+            // here once. Its state is in locals so it stays in registers.
+            let buckets = &mut *self.buckets;
+            let bits = &mut self.bits;
+            let mut levels = self.levels;
+            if (min ^ (min - 1)) >> (8 * level) == 0 {
+                // Usual case: with `last = min - 1` every entry, those at `min`
+                // included, falls into a lower level than the bucket's (`min - 1`
+                // differs from `min` only below this level), so the loop needs
+                // no branch; the entries at `min` come back at the next step.
+                let last = min - 1;
+                self.last = last;
+                for e in bucket.drain(..) {
+                    levels |= place_in(buckets, bits, last, e);
+                }
+            } else {
+                // `min` is a multiple of this level's digit weight: `min - 1`
+                // would put the entries back in this bucket. Entries at `min` go
+                // straight to the run.
+                self.last = min;
+                for e in bucket.drain(..) {
+                    if e.time == min {
+                        self.run.push_back(e);
+                    } else {
+                        levels |= place_in(buckets, bits, min, e);
+                    }
+                }
+            }
+            self.levels = levels;
+            self.give_back(idx, bucket);
         }
     }
 
@@ -273,7 +301,7 @@ mod tests {
     }
 
     /// Replays `ops` against a sorted reference: each op is (kind, delay) with kind 0 =
-    /// push at now + delay, 1 = pop, 2 = peek.
+    /// push at now + delay, 1 = pop, 2 = peek, 3 = fill ahead by delay mod 16 entries.
     fn replay(ops: &[(u8, u64)]) -> Result<(), TestCaseError> {
         let mut q = EventQueue::new();
         let mut reference: std::collections::BTreeSet<(u64, usize)> = Default::default();
@@ -292,7 +320,8 @@ mod tests {
                         now = t;
                     }
                 }
-                _ => prop_assert_eq!(q.peek_time(), reference.first().map(|r| r.0)),
+                2 => prop_assert_eq!(q.peek_time(), reference.first().map(|r| r.0)),
+                _ => q.fill_ahead(dt as usize % 16),
             }
             prop_assert_eq!(q.len(), reference.len());
         }
@@ -329,7 +358,7 @@ mod tests {
         #[test]
         fn many_in_flight_pop_in_time_then_insertion_order(
             ops in proptest::collection::vec(
-                (prop_oneof![6 => Just(0u8), 3 => Just(1u8), 1 => Just(2u8)], delay()),
+                (prop_oneof![6 => Just(0u8), 3 => Just(1u8), 1 => Just(2u8), 1 => Just(3u8)], delay()),
                 0..3000,
             )
         ) {

@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | [`vivaldi`] | [`VivaldiNode`] (message-driven state), [`VivaldiSim`] / [`simulate_vivaldi`] (offline driver), neighbour sets | Dabek et al., SIGCOMM'04; the core-selection paper §5, §6.3 |
 //! | [`gnp`] | [`Gnp`], [`gnp_embed_landmarks`], [`gnp_locate_host`] | Ng & Zhang, INFOCOM'02 (landmark coordinates) |
-//! | [`milestone`] | [`MilestoneEstimator`] — Netvigator-style landmarks + milestones (a reconstruction; Netvigator is closed) | the core-selection paper §5; `docs/methods/core-selection.md#milestone-estimator` |
+//! | [`netvigator`] | [`Netvigator`] — Netvigator's milestone method (Sharma et al. 2006): lower/upper bounds over common milestones, estimate = upper bound | the core-selection paper §5; `docs/methods/core-selection.md#netvigator` |
 //! | [`metrics`] | [`directed_relative_error`], [`relative_error`], [`absolute_error`], [`pairwise_errors`], [`Ecdf`], [`median`] | the core-selection paper §6.3.1 (Fig. 6) |
 //! | [`nelder_mead`](mod@nelder_mead) | a compact downhill-simplex minimiser used by GNP | Nelder & Mead 1965; Gao & Han 2012 |
 //!
@@ -45,8 +45,8 @@
 pub mod error;
 pub mod gnp;
 pub mod metrics;
-pub mod milestone;
 pub mod nelder_mead;
+pub mod netvigator;
 pub mod vivaldi;
 
 pub use error::NetcoordError;
@@ -57,12 +57,12 @@ pub use gnp::{
 pub use metrics::{
     Ecdf, ErrorMetric, absolute_error, directed_relative_error, pairwise_errors, relative_error,
 };
-pub use milestone::{MilestoneEstimator, milestones_along_path};
 pub use nelder_mead::{NelderMeadConfig, NelderMeadResult, nelder_mead};
 pub use netmeasure;
 pub use netmeasure::{
     DenseTable, FnTable, LatencyTable, RowMajor, TableError, is_usable_rtt, median,
 };
+pub use netvigator::{MilestoneBounds, Netvigator, milestones_along_path};
 pub use vivaldi::{
     Coord, HeightRule, NeighbourConfig, NeighbourStrategy, VivaldiConfig, VivaldiEstimates,
     VivaldiNode, VivaldiSim, random_unit_vector, select_neighbours, simulate_vivaldi,

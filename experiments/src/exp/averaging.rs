@@ -88,7 +88,20 @@ pub struct AvgNode {
     pub value: f64,
     cycle: SimTime,
     degree: u8,
+    /// The out-neighbour the next tick pushes to. Drawn one tick ahead (the node's
+    /// stream gives the same numbers in the same order as drawing at the tick), so the
+    /// engine can fetch that neighbour early ([`Node::timer_peer_hint`]).
+    next: NodeId,
     links: [NodeId; MAX_DEGREE],
+}
+
+impl AvgNode {
+    /// Draw the out-neighbour of the next tick.
+    #[inline]
+    fn draw_next(&mut self, ctx: &mut Ctx<'_, AvgMsg>) {
+        let k = ctx.rng().random_range(0..self.degree as usize);
+        self.next = self.links[k];
+    }
 }
 
 impl Node for AvgNode {
@@ -96,11 +109,15 @@ impl Node for AvgNode {
     fn on_start(&mut self, ctx: &mut Ctx<'_, AvgMsg>) {
         let start = ctx.rng().random_range(0..self.cycle.as_nanos().max(1));
         ctx.set_timer(SimTime(start), 0);
+        self.draw_next(ctx);
     }
     fn on_timer(&mut self, ctx: &mut Ctx<'_, AvgMsg>, _tag: u64) {
-        let k = ctx.rng().random_range(0..self.degree as usize);
-        ctx.send(self.links[k], AvgMsg::Push(self.value));
+        ctx.send(self.next, AvgMsg::Push(self.value));
         ctx.set_timer(self.cycle, 0);
+        self.draw_next(ctx);
+    }
+    fn timer_peer_hint(&self, _tag: u64) -> Option<NodeId> {
+        Some(self.next)
     }
     fn on_message(&mut self, ctx: &mut Ctx<'_, AvgMsg>, from: NodeId, msg: AvgMsg) {
         match msg {
@@ -138,6 +155,7 @@ pub fn build_nodes(p: &Params, seed: u64) -> impl Iterator<Item = AvgNode> + '_ 
             value,
             cycle,
             degree: links.len() as u8,
+            next: 0,
             links: inline,
         }
     })

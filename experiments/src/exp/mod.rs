@@ -8,6 +8,7 @@ use crate::experiment::Registry;
 
 pub mod averaging;
 pub mod colyseus;
+pub mod colyseus_workload;
 pub mod core_selection;
 pub mod dht;
 pub mod migration;
@@ -43,4 +44,5 @@ pub fn registry() -> Registry {
         .register(&timelines::ClockSync)
         .register(&server_network::SpdSim)
         .register(&colyseus::ColyseusExp)
+        .register(&colyseus_workload::ColyseusWorkload)
 }

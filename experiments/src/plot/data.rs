@@ -101,6 +101,8 @@ pub(crate) struct Prepared {
     pub series_labels: Vec<String>,
     /// Category names for [`PlotKind::Bar`] (bar `x` positions are indices into this); empty otherwise.
     pub categories: Vec<String>,
+    /// With [`PlotSpec::y_clip`]: (points outside the range, all points); `None` otherwise.
+    pub clipped: Option<(usize, usize)>,
 }
 
 /// Parses a numeric cell. `Ok(None)` for missing values (empty, `NA`, `null`, `none`, NaN).
@@ -332,6 +334,7 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
 
     // (facet, series) -> (x, y) pairs in input order.
     let mut cells: BTreeMap<(usize, usize), Vec<(f64, f64)>> = BTreeMap::new();
+    let (mut outside, mut total) = (0usize, 0usize);
     for (row_no, r) in rows.iter().enumerate() {
         let f = facet_col.map_or(0, |c| facet_idx[r[c].as_str()]);
         let s = series_col.map_or(0, |c| series_idx[r[c].as_str()]);
@@ -348,6 +351,13 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
         };
         if x.is_infinite() || y.is_infinite() {
             continue;
+        }
+        if let (Some((lo, hi)), PlotKind::Line | PlotKind::Scatter) = (spec.y_clip, spec.kind) {
+            total += 1;
+            if !(lo..=hi).contains(&y) {
+                outside += 1;
+                continue;
+            }
         }
         cells.entry((f, s)).or_default().push((x, y));
     }
@@ -395,10 +405,15 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
         Some(c) => series_keys.iter().map(|k| format!("{c}={k}")).collect(),
         None => Vec::new(),
     };
+    let clipped = match (spec.y_clip, spec.kind) {
+        (Some(_), PlotKind::Line | PlotKind::Scatter) => Some((outside, total)),
+        _ => None,
+    };
     Ok(Prepared {
         panels,
         series_labels,
         categories,
+        clipped,
     })
 }
 

@@ -167,6 +167,8 @@ pub(crate) fn axes(spec: &PlotSpec, p: &Prepared) -> (Axis, Axis) {
     };
     let y = if spec.kind == PlotKind::Cdf {
         Axis::Linear(linear_range(0.0, 1.0, true))
+    } else if let (Some((lo, hi)), Some(_)) = (spec.y_clip, p.clipped) {
+        Axis::Linear(lo..hi)
     } else {
         let (lo, hi) = min_max(all_points(p).map(|q| q.y)).unwrap_or((0.0, 1.0));
         let with_err = |positive_only: bool| {
@@ -352,13 +354,23 @@ pub(crate) fn grid(n: usize) -> (usize, usize) {
     (n.div_ceil(cols), cols)
 }
 
-/// Total figure size in pixels.
+/// Total figure size in pixels. Bar charts whose category labels would overlap at the default
+/// panel width get wider panels (every label plus a gap, plus room for the y axis).
 pub(crate) fn figure_size(p: &Prepared) -> (u32, u32) {
     let (rows, cols) = grid(p.panels.len());
     let legend = legend_width(p);
     let legend_rows = p.series_labels.len() as u32 * LEGEND_ROW as u32 + 40;
     let h = (rows as u32 * PANEL_SIZE.1).max(legend_rows) + TITLE_HEIGHT;
-    (cols as u32 * PANEL_SIZE.0 + legend, h)
+    let widest = p
+        .categories
+        .iter()
+        .map(|c| text_width(c, 14.0))
+        .max()
+        .unwrap_or(0);
+    let panel_w = PANEL_SIZE
+        .0
+        .max(p.categories.len() as u32 * (widest + 16) + 120);
+    (cols as u32 * panel_w + legend, h)
 }
 
 /// Shared drawing parameters.
@@ -399,16 +411,25 @@ pub(crate) fn draw_figure<DB: DrawingBackend>(
     root.fill(&WHITE).map_err(de)?;
     // A long title (e.g. one naming what it averages over) shrinks to fit the width.
     let width = root.dim_in_pixel().0;
+    let title = match (spec.y_clip, p.clipped) {
+        (Some((lo, hi)), Some((out, all))) => {
+            format!(
+                "{} ({out} of {all} points outside [{lo}, {hi}] not shown)",
+                spec.title
+            )
+        }
+        _ => spec.title.clone(),
+    };
     let mut size = 24.0;
     while size > 12.0 {
         let style = (FONT, size).into_font().style(FontStyle::Bold);
-        match root.estimate_text_size(&spec.title, &style.into()) {
+        match root.estimate_text_size(&title, &style.into()) {
             Ok((w, _)) if w + 20 > width => size -= 1.0,
             _ => break,
         }
     }
     let body = root
-        .titled(&spec.title, (FONT, size).into_font().style(FontStyle::Bold))
+        .titled(&title, (FONT, size).into_font().style(FontStyle::Bold))
         .map_err(de)?;
     let lw = legend_width(p);
     let (plots, legend) = body.split_horizontally(body.dim_in_pixel().0 - lw);

@@ -133,6 +133,10 @@ pub struct PlotSpec {
     /// need only one value > 0 and leave bars of 0 out).
     #[serde(default)]
     pub log_y: bool,
+    /// Fixed y range `[lo, hi]` for line and scatter plots: points outside are not drawn, and
+    /// the title says how many of how many were left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y_clip: Option<(f64, f64)>,
 }
 
 impl PlotSpec {
@@ -161,6 +165,7 @@ impl PlotSpec {
             y_label: None,
             log_x: false,
             log_y: false,
+            y_clip: None,
         }
     }
 
@@ -198,6 +203,13 @@ impl PlotSpec {
     pub fn with_labels(mut self, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
         self.x_label = Some(x_label.into());
         self.y_label = Some(y_label.into());
+        self
+    }
+
+    /// Fixes the y range to `[lo, hi]` (line and scatter plots); points outside are counted
+    /// in the title instead of drawn.
+    pub fn with_y_clip(mut self, lo: f64, hi: f64) -> Self {
+        self.y_clip = Some((lo, hi));
         self
     }
 

@@ -81,6 +81,7 @@ hosts = 40
 neighbours = [8]
 rates_hz = [0.2, 4.0]
 log_times_min = [0.1, 2.0]
+landmark_methods = ["gnp", "netvigator"]
 landmarks = 6
 scatter_rows = 100
 "#
@@ -109,11 +110,11 @@ fn fig6_outputs_are_deterministic_and_vivaldi_converges() {
         late < early / 2.0,
         "converged {late} vs unconverged {early}"
     );
-    // The milestone estimator on a graph is an upper bound through routers on real paths:
+    // Netvigator on a graph is an upper bound through routers on real paths:
     // it never underestimates by more than the jitter.
     let under = csv(&a, "errors")
         .iter()
-        .filter(|r| r["estimator"] == "landmark-milestone")
+        .filter(|r| r["estimator"] == "netvigator")
         .map(|r| num(r, "est_ms") - num(r, "real_ms"))
         .fold(f64::INFINITY, f64::min);
     assert!(
@@ -140,28 +141,34 @@ hosts = 30
 neighbours = [6]
 rates_hz = [2.0]
 log_times_min = [1.0]
-landmark_methods = ["milestone"]
+landmark_methods = ["netvigator"]
 landmarks = 30
 landmark_probes = 1
+selection = ["k-median", "k-center"]
 k_max = 10
 "#
     );
     let out = tmp("f7");
     run(&text, &out);
     let hits = csv(&out, "hit_ratio");
-    assert_eq!(hits.len(), 2 * 2 * 9, "2 reps × 2 estimators × k = 2..=10");
+    assert_eq!(
+        hits.len(),
+        2 * 2 * 2 * 9,
+        "2 reps × 2 estimators × 2 rules × k = 2..=10"
+    );
+    assert!(hits.iter().any(|r| r["selection"] == "k-center"));
     for r in &hits {
         let h = num(r, "hit_ratio");
         assert!((0.0..=1.0).contains(&h));
-        if r["estimator"] == "landmark-milestone" {
+        if r["estimator"] == "netvigator" {
             assert_eq!(h, 1.0, "exact estimates must give the true cores: {r:?}");
         }
     }
     assert_eq!(
-        summary_mean(&out, "landmark-milestone", "frac_min_error_le_10ms"),
+        summary_mean(&out, "netvigator", "frac_min_error_le_10ms"),
         1.0
     );
-    assert!(summary_mean(&out, "landmark-milestone", "median_abs_ecc_dre") < 1e-3);
+    assert!(summary_mean(&out, "netvigator", "median_abs_ecc_dre") < 1e-3);
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -217,7 +224,88 @@ fn bad_parameters_are_rejected_with_their_key() {
     let text = format!("experiment = \"core-estimation\"\n{WAXMAN}\n[params]\nfigure = \"9\"\n");
     let e = crate::parse(Path::new("x.toml"), &text).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("params.figure"), "{e}");
+    // Netvigator needs traceroute routes: a topology without them is rejected, naming the
+    // degraded mode to use instead.
+    let text = "experiment = \"core-estimation\"\n[topology]\nkind = \"plane\"\nnodes = 20\n\
+                side_ms = 100.0\n[params]\nlandmark_methods = [\"netvigator\"]\n";
+    let e = crate::parse(Path::new("x.toml"), text).unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("params.landmark_methods"), "{e}");
+    assert!(e.to_string().contains("netvigator-landmarks-only"), "{e}");
+    let text = format!(
+        "experiment = \"core-estimation\"\n{WAXMAN}\n[params]\nlandmark_methods = [\"milestone\"]\n"
+    );
+    assert!(crate::parse(Path::new("x.toml"), &text).is_err());
     let text = format!("experiment = \"core-diameter\"\n{WAXMAN}\n[params]\nmax_size = 1\n");
     let e = crate::parse(Path::new("x.toml"), &text).unwrap_err();
     assert_eq!(e.key.as_deref(), Some("params.max_size"), "{e}");
+}
+
+/// Seattle days: one measurement frame per sweep point, hosts with gaps dropped, k-Median and
+/// k-Center; byte-identical with 1 and 2 worker threads.
+#[test]
+fn seattle_frames_complete_hosts_and_both_rules_are_deterministic() {
+    let data =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/latency/seattle99_frames18.tsv.gz");
+    let text = format!(
+        r#"experiment = "core-estimation"
+seed = 5
+[topology]
+kind = "matrix"
+file = "{}"
+unit = "s"
+missing = "zero-off-diagonal"
+frame = 1
+[params]
+figure = "7a"
+hosts = 40
+neighbours = [4]
+rates_hz = [2.0]
+log_times_min = [0.5]
+landmark_methods = ["gnp", "netvigator-landmarks-only"]
+landmarks = 5
+selection = ["k-median", "k-center"]
+complete_hosts = true
+k_max = 5
+[sweep]
+"topology.frame" = [2, 3]
+"#,
+        data.display()
+    );
+    let s = crate::parse(Path::new("/nonexistent/test.toml"), &text).expect("valid scenario");
+    let (a, b) = (tmp("sea1"), tmp("sea2"));
+    for (out, jobs) in [(&a, 1), (&b, 2)] {
+        runner::run(
+            &*s,
+            &RunOptions {
+                out: Some(out.to_path_buf()),
+                quiet: true,
+                jobs: Some(jobs),
+                no_plots: true,
+                ..Default::default()
+            },
+        )
+        .expect("run");
+    }
+    for t in ["hit_ratio", "summary"] {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, std::fs::read(b.join(format!("{t}.csv"))).unwrap(), "{t}");
+    }
+    let sum = csv(&a, "summary");
+    let hosts: Vec<f64> = sum
+        .iter()
+        .filter(|r| r["metric"] == "hosts")
+        .map(|r| num(r, "value"))
+        .collect();
+    assert!(!hosts.is_empty());
+    assert!(
+        hosts.iter().all(|&h| (5.0..=40.0).contains(&h)),
+        "{hosts:?}"
+    );
+    let hits = csv(&a, "hit_ratio");
+    for rule in ["k-median", "k-center"] {
+        assert!(hits.iter().any(|r| r["selection"] == rule));
+    }
+    assert!(hits.iter().all(|r| r["estimator"] != "netvigator"));
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
 }

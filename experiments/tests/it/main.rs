@@ -2,6 +2,7 @@
 
 mod cli;
 mod colyseus;
+mod colyseus_workload;
 mod contract;
 mod coresel;
 mod dht;

@@ -116,3 +116,81 @@ fn running_in_chunks_changes_nothing() {
     }
     assert_eq!(sim.stats().total(), whole.stats().total());
 }
+
+/// A node with a record large enough that 40,000 of them exceed the engine's look-ahead
+/// threshold, which names (or, with `lie`, misnames) the peer of its next timer.
+struct Hinting {
+    _pad: [u64; 9],
+    next: NodeId,
+    ticks: u32,
+    lie: bool,
+    /// A running hash of every message received: (time, sender, value).
+    seen: u64,
+}
+
+impl Node for Hinting {
+    type Msg = Rumor;
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Rumor>) {
+        let d = ctx.rng().random_range(0..1_000_000u64);
+        ctx.set_timer(SimTime(d), 0);
+        let n = ctx.node_count() as u32;
+        self.next = ctx.rng().random_range(0..n);
+    }
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Rumor>, from: NodeId, m: Rumor) {
+        let x = ctx.now().as_nanos() ^ (u64::from(from) << 32) ^ u64::from(m.0);
+        self.seen = self.seen.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ x;
+        if m.0.is_multiple_of(2) {
+            ctx.send(from, Rumor(m.0 + 1)); // an immediate reply, as in push-pull
+        }
+    }
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Rumor>, _: u64) {
+        ctx.send(self.next, Rumor(2 * self.ticks));
+        self.ticks += 1;
+        if self.ticks < 5 {
+            let d = ctx.rng().random_range(0..1_000_000u64);
+            ctx.set_timer(SimTime(d), 0);
+        }
+        let n = ctx.node_count() as u32;
+        self.next = ctx.rng().random_range(0..n);
+    }
+    fn timer_peer_hint(&self, _tag: u64) -> Option<NodeId> {
+        Some(if self.lie {
+            u32::MAX - self.next
+        } else {
+            self.next
+        })
+    }
+}
+
+fn hinting(lie: bool, driver: fn(&mut Simulation<Hinting>)) -> Vec<u64> {
+    const N: usize = 40_000;
+    let nodes = (0..N).map(|_| Hinting {
+        _pad: [0; 9],
+        next: 0,
+        ticks: 0,
+        lie,
+        seen: 0,
+    });
+    let net = Network::new(ConstantLatency(SimTime::ZERO), LinkConfig::default());
+    let mut sim = Simulation::new(nodes, net, SimConfig::new(3));
+    driver(&mut sim);
+    assert_eq!(sim.events_processed(), (N * 5 * 3) as u64);
+    sim.nodes().map(|n| n.seen).collect()
+}
+
+/// The look-ahead (on above 4 MB of nodes: it sorts queue buckets early and prefetches)
+/// and a node's peer hint, true or false, change nothing: `run_until` gives what
+/// `step` by step (which never looks ahead) gives.
+#[test]
+fn look_ahead_and_peer_hints_change_nothing() {
+    let stepwise = hinting(false, |s| while s.step().is_some() {});
+    let ahead = hinting(false, |s| {
+        s.run_until(SimTime::from_secs(10));
+    });
+    let misled = hinting(true, |s| {
+        s.run_until(SimTime::from_secs(10));
+    });
+    assert!(stepwise.iter().any(|&h| h != 0));
+    assert_eq!(stepwise, ahead);
+    assert_eq!(stepwise, misled);
+}

@@ -3,7 +3,7 @@
 mod common;
 mod gnp;
 mod metrics;
-mod milestone;
 mod nelder_mead;
+mod netvigator;
 mod seattle;
 mod vivaldi;
