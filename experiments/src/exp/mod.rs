@@ -7,6 +7,7 @@
 use crate::experiment::Registry;
 
 pub mod averaging;
+pub mod colyseus;
 pub mod colyseus_workload;
 pub mod core_selection;
 pub mod dht;
@@ -42,5 +43,6 @@ pub fn registry() -> Registry {
         .register(&timelines::PerceptionFilterExp)
         .register(&timelines::ClockSync)
         .register(&server_network::SpdSim)
+        .register(&colyseus::ColyseusExp)
         .register(&colyseus_workload::ColyseusWorkload)
 }

@@ -1,6 +1,7 @@
 //! Integration tests of the experiments crate (one test binary).
 
 mod cli;
+mod colyseus;
 mod colyseus_workload;
 mod contract;
 mod coresel;

@@ -1,0 +1,241 @@
+//! `colyseus`: the Colyseus paper's experiments on the model workload (§6-7). One run plays a
+//! game out frame by frame (10 frames/s); each node hosts its players' primaries in a
+//! [`colyseus::ColyseusNode`] riding on a Mercury node (the adapter
+//! [`crate::nodes::colyseus`]), finds objects through the DHT (`dht` or `rangedht`) and
+//! synchronises replicas directly. Against the world's ground truth it measures per-node
+//! outbound bandwidth by tag (routing, matching, maintenance, update), missing replicas with
+//! grace periods, direct updates, discovery and delivery latency, and the broadcast and
+//! client-server baselines on the same frames.
+//!
+//! Method: `docs/methods/colyseus.md#experiments`.
+
+mod measure;
+mod recorder;
+mod run;
+mod tables;
+pub mod workload;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::dht::{check_memory, node_count};
+use crate::experiment::{Experiment, Job};
+use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
+use crate::table::Table;
+
+pub use recorder::Recorder;
+
+/// Object-location configuration (§6.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Location {
+    /// Map cut into as many regions as players, region ids hashed onto the ring.
+    Dht,
+    /// The `x` coordinate as the key of a range-queriable ring (equal static ranges).
+    Rangedht,
+    /// `rangedht` with Mercury's leave-join load balancing (the paper's `loadbal`, Table 2).
+    Loadbal,
+}
+
+impl Location {
+    /// The name used in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Location::Dht => "dht",
+            Location::Rangedht => "rangedht",
+            Location::Loadbal => "loadbal",
+        }
+    }
+}
+
+/// Players per node (§6: `p2p` = 1, `fed` = 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Deployment {
+    /// One player per node.
+    P2p,
+    /// Eight players per node (a federation of game servers).
+    Fed,
+}
+
+impl Deployment {
+    /// Players per node.
+    pub fn players_per_node(self) -> usize {
+        match self {
+            Deployment::P2p => 1,
+            Deployment::Fed => 8,
+        }
+    }
+}
+
+/// Which game is played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameKind {
+    /// The model game of §2.3 and §4.1 (`gameworld::BotGame`, settings in `bots`).
+    Bots,
+    /// The stand-in: walkers on straight lines bouncing off the edges, random missiles (for
+    /// tests and checks of the machinery; not the paper's workload).
+    Walkers,
+}
+
+/// `[params]` of `colyseus`.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// Object location: `dht` (hashed regions), `rangedht` (`x` on a range-queriable ring) or
+    /// `loadbal` (`rangedht` with load balancing).
+    pub location: Location,
+    /// Nodes without `[topology] hosts`.
+    #[schemars(range(min = 2, max = 100_000))]
+    pub nodes: usize,
+    /// `p2p` (1 player per node) or `fed` (8).
+    pub deployment: Deployment,
+    /// Map shape: `sqr`, or `rect` (height one full game's side, width growing with the
+    /// players).
+    pub map: gameworld::MapShape,
+    /// The game.
+    pub game: GameKind,
+    /// Settings of the bot game (and the map size, AOI and speed of the walkers; the full
+    /// states of new replicas are its `player_bytes` and `missile_bytes`); `players` and `shape`
+    /// are ignored: they come from the node count, `deployment` and `map`.
+    pub bots: gameworld::BotGameConfig,
+    /// Proactive replication (missiles attached to their shooter).
+    pub proactive: bool,
+    /// `PredTime`: how far interest is predicted, and the subscriptions' lifetime, seconds.
+    #[schemars(range(min = 0.1, max = 60.0))]
+    pub pred_time_s: f64,
+    /// `PubTime`: slack added to every side of a subscription, map units.
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub pub_margin: f64,
+    /// Lifetime of a publication (refreshed at expiry), seconds.
+    #[schemars(range(min = 0.1, max = 600.0))]
+    pub pub_ttl_s: f64,
+    /// Half-width of a publication's region (republished on leaving it), map units.
+    #[schemars(range(min = 0.0, max = 1e6))]
+    pub pub_radius: f64,
+    /// Delta of a player that changed during a frame, bytes.
+    #[schemars(range(min = 0, max = 1_000_000))]
+    pub player_delta_bytes: u32,
+    /// Delta of a missile per frame, bytes.
+    #[schemars(range(min = 0, max = 1_000_000))]
+    pub missile_delta_bytes: u32,
+    /// Simulated time, seconds.
+    #[schemars(range(min = 1.0, max = 3600.0))]
+    pub duration_s: f64,
+    /// Start of the measurement window, seconds.
+    #[schemars(range(min = 0.0, max = 3600.0))]
+    pub measure_from_s: f64,
+    /// End of the measurement window, seconds (at most `duration_s`).
+    #[schemars(range(min = 0.0, max = 3600.0))]
+    pub measure_to_s: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            location: Location::Rangedht,
+            nodes: 96,
+            deployment: Deployment::Fed,
+            map: gameworld::MapShape::Rect,
+            game: GameKind::Bots,
+            bots: gameworld::BotGameConfig::default(),
+            proactive: true,
+            pred_time_s: 1.0,
+            pub_margin: 0.0,
+            pub_ttl_s: 1.0,
+            pub_radius: 1.0,
+            player_delta_bytes: 145,
+            missile_delta_bytes: 20,
+            duration_s: 480.0,
+            measure_from_s: 90.0,
+            measure_to_s: 390.0,
+        }
+    }
+}
+
+/// Approximate bytes per simulated node (Mercury node, Colyseus store, adapter, measurement
+/// bookkeeping), doubled for headroom.
+pub const BYTES_PER_NODE: u64 = 60_000;
+
+/// The `colyseus` experiment.
+pub struct ColyseusExp;
+
+impl Experiment for ColyseusExp {
+    type Params = Params;
+    const NAME: &'static str = "colyseus";
+    const ABOUT: &'static str = "Colyseus on the model workload: bandwidth by tag, missing replicas, direct updates, discovery latency, broadcast and client-server baselines (Colyseus Figs. 7, 9-13, Tables 1-2)";
+    const TABLES: Tables = Tables {
+        topology: Use::Optional,
+        network: Use::Optional,
+        churn: Use::Unused,
+    };
+
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        let n = node_count(settings, p.nodes);
+        check_memory(n, "params.nodes")?;
+        crate::scenario::tables::data::check_memory(
+            (n as u64).saturating_mul(BYTES_PER_NODE),
+            &format!("{n} Colyseus nodes"),
+            "params.nodes",
+            "simulate fewer nodes",
+        )?;
+        in_range("params.measure_to_s", p.measure_to_s, 0.0, p.duration_s)?;
+        in_range(
+            "params.measure_from_s",
+            p.measure_from_s,
+            0.0,
+            p.measure_to_s,
+        )?;
+        if n < 2 {
+            return Err(KeyError::new("params.nodes", "at least 2 nodes"));
+        }
+        let mut cfg = p.bots.clone();
+        cfg.players = u32::try_from(n * p.deployment.players_per_node())
+            .map_err(|_| KeyError::new("params.nodes", "too many players"))?;
+        cfg.shape = p.map;
+        cfg.validate()
+            .map_err(|e| KeyError::new("params.bots", e.to_string()))?;
+        Ok(())
+    }
+
+    fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
+        run::run(job)
+    }
+
+    fn plots(&self, _s: &Scenario<Params>) -> Vec<PlotSpec> {
+        let vs_n = |name: &str, metric: &str, title: &str, y: &str| {
+            PlotSpec::new(name, "summary", PlotKind::Line, "nodes", "value")
+                .with_title(title)
+                .with_filter("metric", metric)
+                .with_series("location")
+                .with_aggregate(Aggregate::MeanWithStdErr)
+                .with_labels("nodes", y)
+        };
+        vec![
+            vs_n(
+                "bandwidth",
+                "total_kbps_mean",
+                "Mean per-node outbound bandwidth",
+                "kbps",
+            ),
+            vs_n(
+                "missing",
+                "missing_0ms",
+                "Fraction of required replicas missing (no grace)",
+                "fraction",
+            ),
+            vs_n(
+                "discovery",
+                "discovery_median_ms",
+                "Median discovery latency",
+                "ms",
+            ),
+            PlotSpec::new("latency_cdf", "latency", PlotKind::Line, "ms", "q")
+                .with_title("One-way latency: direct vs through the DHT")
+                .with_series("series")
+                .with_labels("latency (ms)", "CDF"),
+        ]
+    }
+}

@@ -1,0 +1,352 @@
+//! One `colyseus` job: build the ring and the nodes, play the game frame by frame, measure,
+//! write the tables.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use colyseus::{ColyseusNode, KeyMapping, Motion, ObjectId, ObjectSpec, Prediction, Record, Vec2};
+use mercury::Addr;
+use rand::RngExt;
+use sim_core::rng::{GLOBAL_STREAM, stream_rng, stream_seed};
+use sim_core::{OneWayLatency, SimTime, Simulation};
+
+use super::measure::Measure;
+use super::recorder::Recorder;
+use super::workload::{Bots, Game, Kind, Obj, Walkers, WorldEvent};
+use super::{GameKind, Location, Params};
+use crate::environment::EnvOptions;
+use crate::exp::dht::{Layout, Ring, mercury_config, mercury_hosts, mercury_members};
+use crate::experiment::Job;
+use crate::nodes::Binned;
+use crate::nodes::colyseus::{ColyTraffic, ColyseusApp};
+use crate::nodes::mercury::{Host, Traffic};
+use crate::table::Table;
+
+type H = Host<crate::nodes::colyseus::Overlay, ColyseusApp<Rc<RefCell<Recorder>>>>;
+
+/// Subscriptions of at most this many nodes are tracked for discovery latency.
+const TRACKED_NODES: usize = 200;
+
+/// The game of a job: `players` players on the map of `p.map`.
+pub fn make_game(p: &Params, players: usize, seed: u64) -> anyhow::Result<Box<dyn Game>> {
+    let mut cfg = p.bots.clone();
+    cfg.players = u32::try_from(players)?;
+    cfg.shape = p.map;
+    match p.game {
+        GameKind::Bots => Ok(Box::new(
+            Bots::new(&cfg, seed).map_err(|e| anyhow::anyhow!("bot game: {e}"))?,
+        )),
+        GameKind::Walkers => {
+            let (w, h) = cfg.map_size();
+            let half = cfg.aoi_side / 2.0;
+            Ok(Box::new(Walkers::new(
+                cfg.players,
+                [w, h],
+                [half, half],
+                cfg.speed,
+                seed,
+            )))
+        }
+    }
+}
+
+fn snapshot(sim: &Simulation<H>) -> Vec<(Traffic, ColyTraffic)> {
+    sim.nodes()
+        .map(|h| (*h.traffic(), *h.app().traffic()))
+        .collect()
+}
+
+/// Runs one job.
+pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
+    let p = job.params();
+    let env = job.environment(EnvOptions {
+        default_nodes: p.nodes,
+        per_node_stats: false,
+    })?;
+    let n = env.nodes;
+    let ppn = p.deployment.players_per_node();
+    let players = n * ppn;
+    let mut game = make_game(p, players, stream_seed(job.seed, GLOBAL_STREAM, "game"))?;
+    let [w, h] = game.size();
+    let frame = game.frame_ns();
+    let keys = match p.location {
+        Location::Rangedht | Location::Loadbal => KeyMapping::range_dht(w),
+        Location::Dht => KeyMapping::dht(w, h, players as u32),
+    }
+    .ok_or_else(|| anyhow::anyhow!("map size {w} × {h} is not positive"))?;
+    let mut ccfg = colyseus::Config::new(keys);
+    ccfg.proactive = p.proactive;
+    ccfg.frame = frame;
+    ccfg.validate()
+        .map_err(|e| anyhow::anyhow!("Colyseus configuration: {e}"))?;
+    let ring = match p.location {
+        Location::Rangedht | Location::Loadbal => Ring::MercuryOracle,
+        Location::Dht => Ring::Hashed,
+    };
+    let mut base = mercury_config(Ring::MercuryOracle, true);
+    base.load_balance = p.location == Location::Loadbal;
+    let mcfg = colyseus::mercury_glue::config(&keys, base);
+    let members = mercury_members(ring, Layout::Equal, n, job.seed);
+    let track_every = n.div_ceil(TRACKED_NODES).max(1) as u32;
+    let rec = Rc::new(RefCell::new(Recorder::new(n, track_every)));
+    let mut cnodes = (0..n)
+        .map(|i| ColyseusNode::new(i as Addr, ccfg).map(Some))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("Colyseus node: {e}"))?;
+    let (hosts, _buffers) = mercury_hosts::<Record, _>(mcfg, &members, job.seed, true, |i| {
+        let node = cnodes[i].take().expect("one Colyseus node per host");
+        ColyseusApp::new(node, Rc::clone(&rec))
+    })?;
+    let mut sim = Simulation::new(hosts, env.network, env.config);
+
+    // Direct one-way latencies between nodes (Fig. 7a's "topology" line).
+    let mut direct_ms = Binned::new();
+    {
+        let lat = sim.network().latency_model();
+        if n <= 200 {
+            for a in 0..n as u32 {
+                for b in 0..n as u32 {
+                    if a != b {
+                        direct_ms.record(lat.latency(a, b).as_nanos() as f64 / 1e6);
+                    }
+                }
+            }
+        } else {
+            let mut rng = stream_rng(job.seed, GLOBAL_STREAM, "pairs");
+            for _ in 0..40_000 {
+                let a = rng.random_range(0..n as u32);
+                let b = rng.random_range(0..n as u32);
+                if a != b {
+                    direct_ms.record(lat.latency(a, b).as_nanos() as f64 / 1e6);
+                }
+            }
+        }
+    }
+
+    let pred = Prediction {
+        pred_time: SimTime::from_secs_f64(p.pred_time_s).as_nanos(),
+        pub_margin: p.pub_margin,
+    };
+    let pub_ttl = SimTime::from_secs_f64(p.pub_ttl_s).as_nanos();
+    let frames = SimTime::from_secs_f64(p.duration_s).as_nanos() / frame;
+    let from = SimTime::from_secs_f64(p.measure_from_s).as_nanos();
+    let to = SimTime::from_secs_f64(p.measure_to_s).as_nanos();
+    let players_of: Vec<Vec<(u32, [f64; 2])>> = (0..n)
+        .map(|i| {
+            (i * ppn..(i + 1) * ppn)
+                .map(|pl| (pl as u32, game.aoi_half(pl as u32)))
+                .collect()
+        })
+        .collect();
+    let max_aoi = players_of
+        .iter()
+        .flatten()
+        .fold([0.0f64; 2], |m, &(_, a)| [m[0].max(a[0]), m[1].max(a[1])]);
+    let update_bytes = |delta: u32| {
+        colyseus::Msg::Update {
+            object: ObjectId(0),
+            version: 0,
+            pos: Vec2::new(0.0, 0.0),
+            bytes: delta,
+        }
+        .size_bytes() as u64
+    };
+    let mut measure = Measure::new(
+        n,
+        [w, h],
+        max_aoi,
+        [
+            update_bytes(p.player_delta_bytes),
+            update_bytes(p.missile_delta_bytes),
+        ],
+    );
+
+    // World id → Colyseus id, last position, creation time, owner.
+    let mut ids: Vec<Option<ObjectId>> = Vec::new();
+    let mut last_pos: Vec<[f64; 2]> = Vec::new();
+    let mut born: Vec<u64> = Vec::new();
+    let mut objs: Vec<Obj> = Vec::new();
+    let mut evs: Vec<WorldEvent> = Vec::new();
+    let mut changed: Vec<bool> = Vec::new();
+    let mut created: Vec<u64> = Vec::new();
+    let mut per_node: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut node_evs: Vec<Vec<WorldEvent>> = vec![Vec::new(); n];
+    let node_of = |owner: u32| owner as usize / ppn;
+
+    let mut t0: Option<Vec<(Traffic, ColyTraffic)>> = None;
+    let mut t1: Option<Vec<(Traffic, ColyTraffic)>> = None;
+    let mut last_sec: Vec<u64> = Vec::new();
+    let mut bursts: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let sec = 1_000_000_000u64;
+
+    for k in 0..frames {
+        let now = k * frame;
+        sim.run_until(SimTime(now));
+        if k > 0 {
+            evs.clear();
+            game.step(&mut evs);
+        }
+        game.objects(&mut objs);
+        let top = objs.iter().map(|o| o.id + 1).max().unwrap_or(0) as usize;
+        if ids.len() < top {
+            ids.resize(top, None);
+            last_pos.resize(top, [f64::NAN; 2]);
+            born.resize(top, now);
+        }
+        changed.clear();
+        created.clear();
+        for v in &mut per_node {
+            v.clear();
+        }
+        for v in &mut node_evs {
+            v.clear();
+        }
+        for (j, o) in objs.iter().enumerate() {
+            let id = o.id as usize;
+            if last_pos[id][0].is_nan() {
+                born[id] = now;
+            }
+            changed.push(last_pos[id] != o.pos);
+            last_pos[id] = o.pos;
+            created.push(born[id]);
+            per_node[node_of(o.owner)].push(j);
+        }
+        for e in &evs {
+            let node = match *e {
+                WorldEvent::Fired { owner, .. } => node_of(owner),
+                WorldEvent::Expired { id } => match ids.get(id as usize).copied().flatten() {
+                    Some(cid) => cid.creator() as usize,
+                    None => continue,
+                },
+            };
+            if let Some(v) = node_evs.get_mut(node) {
+                v.push(*e);
+            }
+        }
+        for i in 0..n {
+            let (mine, my_evs) = (&per_node[i], &node_evs[i]);
+            let ids = &mut ids;
+            let objs = &objs;
+            let changed = &changed;
+            sim.with_node(i as u32, |host, ctx| {
+                host.act(ctx, |app, api| {
+                    app.act(api, |cn, now, out| {
+                        for e in my_evs {
+                            match *e {
+                                WorldEvent::Fired {
+                                    id,
+                                    owner,
+                                    pos,
+                                    vel,
+                                } => {
+                                    let anchor = ids.get(owner as usize).copied().flatten();
+                                    let mut spec =
+                                        ObjectSpec::passive(Vec2::new(pos[0], pos[1]), anchor);
+                                    spec.kind = Kind::Missile.code();
+                                    spec.prediction = pred;
+                                    spec.pub_ttl = pub_ttl;
+                                    spec.pub_radius = p.pub_radius;
+                                    spec.state_bytes = p.bots.missile_bytes;
+                                    if let Ok(cid) = cn.create_object(now, spec, out) {
+                                        let _ = cn.set_motion(
+                                            cid,
+                                            Some(Motion::straight(Vec2::new(vel[0], vel[1]))),
+                                        );
+                                        if let Some(slot) = ids.get_mut(id as usize) {
+                                            *slot = Some(cid);
+                                        }
+                                    }
+                                }
+                                WorldEvent::Expired { id } => {
+                                    if let Some(cid) =
+                                        ids.get_mut(id as usize).and_then(Option::take)
+                                    {
+                                        let _ = cn.delete_object(now, cid, out);
+                                    }
+                                }
+                            }
+                        }
+                        for &j in mine {
+                            let o = &objs[j];
+                            let pos = Vec2::new(o.pos[0], o.pos[1]);
+                            match ids[o.id as usize] {
+                                Some(cid) if changed[j] => {
+                                    let d = match o.kind {
+                                        Kind::Player => p.player_delta_bytes,
+                                        Kind::Missile => p.missile_delta_bytes,
+                                    };
+                                    let _ = cn.update_object(cid, pos, d);
+                                }
+                                Some(_) => {}
+                                None if o.kind == Kind::Player => {
+                                    let half = game_aoi(&players_of, o.owner, ppn);
+                                    let mut spec =
+                                        ObjectSpec::player(pos, Vec2::new(half[0], half[1]));
+                                    spec.prediction = pred;
+                                    spec.pub_ttl = pub_ttl;
+                                    spec.pub_radius = p.pub_radius;
+                                    spec.state_bytes = p.bots.player_bytes;
+                                    if let Ok(cid) = cn.create_object(now, spec, out) {
+                                        ids[o.id as usize] = Some(cid);
+                                    }
+                                }
+                                None => {}
+                            }
+                        }
+                        cn.frame(now, out);
+                    });
+                });
+            });
+        }
+        let window = now >= from && now < to;
+        rec.borrow_mut().measuring = window;
+        if now >= from && t0.is_none() {
+            t0 = Some(snapshot(&sim));
+            last_sec = sim.nodes().map(|h| h.traffic().total_bytes()).collect();
+        }
+        if now >= to && t1.is_none() {
+            t1 = Some(snapshot(&sim));
+        }
+        if window && (now - from).is_multiple_of(sec) && now > from {
+            for (i, h) in sim.nodes().enumerate() {
+                let b = h.traffic().total_bytes();
+                bursts[i].push((b - last_sec[i]) as f64 * 8.0 / 1e3);
+                last_sec[i] = b;
+            }
+        }
+        {
+            let ids = &ids;
+            let simr = &sim;
+            measure.frame(
+                now,
+                frame,
+                &objs,
+                &changed,
+                &created,
+                node_of,
+                &players_of,
+                |id| ids.get(id as usize).copied().flatten(),
+                |i| simr.node(i as u32).app().node(),
+                window,
+            );
+        }
+        if k % 64 == 0 {
+            job.progress
+                .report(k as f64 / frames as f64, sim.events_processed());
+        }
+    }
+    let end = sim.now().as_nanos();
+    let t0 = t0.unwrap_or_else(|| snapshot(&sim));
+    let t1 = t1.unwrap_or_else(|| snapshot(&sim));
+    let span_s = (to.min(end + frame).saturating_sub(from)) as f64 / 1e9;
+    let events = sim.events_processed();
+    drop(sim);
+    let rec = std::mem::replace(&mut *rec.borrow_mut(), Recorder::new(0, 1));
+    super::tables::tables(
+        p, n, players, span_s, &t0, &t1, &bursts, &measure, &rec, &direct_ms, events,
+    )
+}
+
+fn game_aoi(players_of: &[Vec<(u32, [f64; 2])>], player: u32, ppn: usize) -> [f64; 2] {
+    players_of[player as usize / ppn][player as usize % ppn].1
+}

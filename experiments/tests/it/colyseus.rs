@@ -1,0 +1,267 @@
+//! The Colyseus adapter (`nodes::colyseus`) and the `colyseus` experiment: over a real
+//! Mercury ring in the engine, the objects each node is told about equal a brute-force match
+//! of the live publications and subscriptions, in both object-location configurations; a
+//! tentative write reaches the primary and its result every replica; byte-identical CSVs
+//! whatever the thread count; bad parameters reported with file, line and key.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::rc::Rc;
+
+use colyseus::{Aabb, ColyseusNode, KeyMapping, ObjectId, ObjectSpec, Record, Vec2};
+use experiments::exp::colyseus::Recorder;
+use experiments::exp::dht::{self, Layout, Ring};
+use experiments::nodes::colyseus::{ColyseusApp, Overlay};
+use experiments::nodes::mercury::Host;
+use sim_core::{ConstantLatency, Network, SimConfig, SimTime, Simulation};
+
+use crate::tables::{fresh_dir, num, read, run_text};
+
+type H = Host<Overlay, ColyseusApp<Rc<RefCell<Recorder>>>>;
+
+const W: f64 = 100.0;
+const H_: f64 = 20.0;
+const FRAME: u64 = 100_000_000;
+
+/// `n` nodes on a Mercury ring for `keys`, 5 ms apart, each with one static player; node `i`'s
+/// player stands at `pos(i)` with a 10 × 10 area of interest.
+fn world(
+    n: usize,
+    keys: KeyMapping,
+    pos: impl Fn(usize) -> Vec2,
+) -> (Simulation<H>, Rc<RefCell<Recorder>>) {
+    let rec = Rc::new(RefCell::new(Recorder::new(n, 1)));
+    rec.borrow_mut().keep_writes = true;
+    let (ring, layout) = match keys {
+        KeyMapping::Dht { .. } => (Ring::Hashed, Layout::Equal),
+        KeyMapping::RangeDht { .. } => (Ring::MercuryOracle, Layout::Equal),
+    };
+    let members = dht::mercury_members(ring, layout, n, 5);
+    let mcfg =
+        colyseus::mercury_glue::config(&keys, dht::mercury_config(Ring::MercuryOracle, true));
+    let ccfg = colyseus::Config::new(keys);
+    let (hosts, _b) = dht::mercury_hosts::<Record, _>(mcfg, &members, 5, true, |i| {
+        ColyseusApp::new(ColyseusNode::new(i as u32, ccfg).unwrap(), Rc::clone(&rec))
+    })
+    .unwrap();
+    let net = Network::ideal(ConstantLatency(SimTime::from_millis(5)));
+    let mut sim = Simulation::new(hosts, net, SimConfig::new(5));
+    for i in 0..n {
+        let p = pos(i);
+        sim.with_node(i as u32, |h, ctx| {
+            h.act(ctx, |app, api| {
+                app.act(api, |cn, now, out| {
+                    cn.create_object(now, ObjectSpec::player(p, Vec2::new(5.0, 5.0)), out)
+                        .unwrap();
+                });
+            });
+        });
+    }
+    (sim, rec)
+}
+
+/// Runs frames (every node's `frame`) from the current frame up to `until` (ns, exclusive).
+fn frames(sim: &mut Simulation<H>, until: u64) {
+    let mut t = sim.now().as_nanos().div_ceil(FRAME) * FRAME;
+    while t < until {
+        sim.run_until(SimTime(t));
+        for i in 0..sim.node_count() {
+            sim.with_node(i as u32, |h, ctx| {
+                h.act(ctx, |app, api| {
+                    app.act(api, |cn, now, out| cn.frame(now, out))
+                });
+            });
+        }
+        t += FRAME;
+    }
+    sim.run_until(SimTime(until));
+}
+
+fn pos(i: usize) -> Vec2 {
+    // A row of players 2 units apart along x, in two lanes 4 apart: every player sees a few
+    // others (areas of interest are 10 × 10).
+    Vec2::new(
+        3.0 + 2.0 * i as f64,
+        if i.is_multiple_of(2) { 6.0 } else { 10.0 },
+    )
+}
+
+fn configurations(n: usize) -> Vec<(&'static str, KeyMapping)> {
+    vec![
+        ("rangedht", KeyMapping::range_dht(W).unwrap()),
+        ("dht", KeyMapping::dht(W, H_, n as u32).unwrap()),
+    ]
+}
+
+#[test]
+fn told_about_equals_brute_force_match_over_mercury_in_both_configurations() {
+    let n = 20;
+    for (name, keys) in configurations(n) {
+        let (mut sim, _rec) = world(n, keys, pos);
+        let mut checked = 0;
+        for s in 3..8u64 {
+            // Between frames, after the frame's messages have settled.
+            frames(&mut sim, s * 1_000_000_000 + 60_000_000);
+            let now = sim.now().as_nanos();
+            for a in 0..n {
+                let node = sim.node(a as u32).app().node();
+                let subs: Vec<Aabb> = node.subscriptions(now).collect();
+                assert!(
+                    !subs.is_empty(),
+                    "{name}: node {a} has no live subscription"
+                );
+                let want: BTreeSet<ObjectId> = (0..n)
+                    .filter(|&b| b != a)
+                    .filter(|&b| {
+                        let region = Aabb::around(pos(b), 1.0, 1.0);
+                        subs.iter().any(|s| s.intersects(&region))
+                    })
+                    .map(|b| ObjectId::new(b as u32, 0))
+                    .collect();
+                let told: BTreeSet<ObjectId> = node.told_about(now).collect();
+                assert_eq!(told, want, "{name}: node {a} at {now} ns");
+                checked += want.len();
+                // And every object in the player's area of interest is replicated.
+                let aoi = Aabb::around(pos(a), 5.0, 5.0);
+                for b in (0..n).filter(|&b| b != a && aoi.contains(pos(b))) {
+                    assert!(
+                        node.replica(ObjectId::new(b as u32, 0)).is_some(),
+                        "{name}: node {a} misses the replica of {b}"
+                    );
+                }
+            }
+        }
+        assert!(
+            checked > 5 * n,
+            "{name}: too few matches to mean anything ({checked})"
+        );
+    }
+}
+
+#[test]
+fn tentative_write_reaches_the_primary_and_returns_to_every_replica() {
+    let n = 12;
+    for (name, keys) in configurations(n) {
+        let (mut sim, rec) = world(n, keys, pos);
+        frames(&mut sim, 3_000_000_000);
+        // Object of node 5, replicated by its neighbours.
+        let x = ObjectId::new(5, 0);
+        let holders: Vec<u32> = (0..n as u32)
+            .filter(|&a| sim.node(a).app().node().replica(x).is_some())
+            .collect();
+        assert!(holders.len() >= 2, "{name}: replicas of x at {holders:?}");
+        let v0 = sim.node(5).app().node().primary(x).unwrap().version;
+        let writer = holders[0];
+        let seq = sim.with_node(writer, |h, ctx| {
+            h.act(ctx, |app, api| {
+                app.act(api, |cn, _now, out| cn.write_replica(x, 16, out).unwrap())
+            })
+        });
+        frames(&mut sim, 4_000_000_000);
+        let writes = rec.borrow().writes.clone();
+        assert!(
+            writes
+                .iter()
+                .any(|&(_, at, obj, from, s)| at == 5 && obj == x.0 && from == writer && s == seq),
+            "{name}: write not applied at the primary: {writes:?}"
+        );
+        let v1 = sim.node(5).app().node().primary(x).unwrap().version;
+        assert_eq!(v1, v0.wrapping_add(1), "{name}: one write, one version");
+        for &a in &holders {
+            let r = sim.node(a).app().node().replica(x).unwrap();
+            assert_eq!(
+                r.version, v1,
+                "{name}: replica at {a} did not get the write"
+            );
+        }
+    }
+}
+
+const TINY: &str = r#"
+experiment = "colyseus"
+description = "tiny"
+reproduces = "none"
+seed = 4
+repetitions = 1
+[network]
+latency = "constant"
+constant_ms = 20.0
+[params]
+nodes = 8
+deployment = "fed"
+duration_s = 12.0
+measure_from_s = 4.0
+measure_to_s = 10.0
+[sweep]
+"params.location" = ["dht", "rangedht"]
+"params.game" = ["bots", "walkers"]
+"#;
+
+#[test]
+fn experiment_is_deterministic_and_sane() {
+    let (a, b) = (fresh_dir("coly-1"), fresh_dir("coly-2"));
+    run_text("tiny-colyseus.toml", TINY, &a, 1);
+    run_text("tiny-colyseus.toml", TINY, &b, 2);
+    for t in ["summary", "nodes", "latency", "missing_counts", "distance"] {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
+    }
+    let rows = read(&a, "summary");
+    let get = |loc: &str, game: &str, m: &str| -> f64 {
+        num(
+            rows.iter()
+                .find(|r| r["location"] == loc && r["params.game"] == game && r["metric"] == m)
+                .unwrap_or_else(|| panic!("{loc} {game} {m}")),
+            "value",
+        )
+    };
+    for loc in ["dht", "rangedht"] {
+        for game in ["bots", "walkers"] {
+            assert!(get(loc, game, "routing_kbps_mean") > 0.0);
+            assert!(get(loc, game, "update_kbps_mean") > 0.0);
+            let m0 = get(loc, game, "missing_0ms");
+            let m4 = get(loc, game, "missing_400ms");
+            assert!(
+                (0.0..=1.0).contains(&m0) && m4 <= m0,
+                "{loc} {game}: {m0} {m4}"
+            );
+            assert_eq!(get(loc, game, "dht_ops_refused"), 0.0);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
+}
+
+#[test]
+fn bad_parameters_name_file_line_and_key() {
+    let bad = |text: &str| crate::parse(Path::new("scenarios/coly-bad.toml"), text).unwrap_err();
+    let e = bad("experiment = \"colyseus\"\n[params]\nlocation = \"chord\"\n");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.location"), Some(3)),
+        "{e}"
+    );
+    assert!(
+        e.to_string().starts_with("scenarios/coly-bad.toml:3:"),
+        "{e}"
+    );
+    let e = bad("experiment = \"colyseus\"\n[params]\nnodes = 1\n");
+    assert_eq!(e.key.as_deref(), Some("params.nodes"), "{e}");
+    let e = bad("experiment = \"colyseus\"\n[params]\nduration_s = 10.0\nmeasure_to_s = 20.0\n");
+    assert_eq!(e.key.as_deref(), Some("params.measure_to_s"), "{e}");
+    let e = bad("experiment = \"colyseus\"\n[params]\npred_time_s = 0.0\n");
+    assert_eq!(e.key.as_deref(), Some("params.pred_time_s"), "{e}");
+    let e = bad("experiment = \"colyseus\"\n[params.bots]\nspeed = -1.0\n");
+    assert!(
+        e.key
+            .as_deref()
+            .is_some_and(|k| k.starts_with("params.bots")),
+        "{e}"
+    );
+    let e = bad(
+        "experiment = \"colyseus\"\n[churn]\nsession_s = { dist = \"exponential\", mean = 5.0 }\n",
+    );
+    assert_eq!(e.key.as_deref(), Some("churn"), "{e}");
+}
