@@ -64,59 +64,19 @@ enum Cmd {
     Run {
         /// Scenario file.
         file: PathBuf,
-        /// Output folder (default: results/NAME, NAME being the scenario name).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Worker threads (default: all cores). Results do not depend on it.
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Do not draw plots.
-        #[arg(long)]
-        no_plots: bool,
-        /// Clear the output folder if it holds another scenario's results.
-        #[arg(long)]
-        clean: bool,
-        /// Run the scenario's quick variant (its `[quick]` overrides; results under
-        /// results/quick/).
-        #[arg(long)]
-        quick: bool,
-        /// No progress display.
-        #[arg(long)]
-        quiet: bool,
-        /// Seconds between progress lines when stderr is not a terminal (batch logs).
-        #[arg(long, default_value_t = 30.0, value_parser = parse_interval)]
-        progress_every: f64,
+        #[command(flatten)]
+        flags: RunFlags,
     },
     /// Like `run`, optionally one shard of the jobs (for cluster job arrays).
     Sweep {
         /// Scenario file.
         file: PathBuf,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        jobs: Option<usize>,
         /// Run only shard I of N (1-based): jobs j with j mod N = I-1. `slurm`: the shard
         /// of the running Slurm array task (SLURM_ARRAY_TASK_ID, _MIN, _COUNT).
         #[arg(long, value_name = "I/N|slurm")]
         shard: Option<ShardSpec>,
-        /// Output folder (default: results/NAME, NAME being the scenario name).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Do not draw plots.
-        #[arg(long)]
-        no_plots: bool,
-        /// Clear the output folder if it holds another scenario's results.
-        #[arg(long)]
-        clean: bool,
-        /// Run the scenario's quick variant (its `[quick]` overrides; results under
-        /// results/quick/).
-        #[arg(long)]
-        quick: bool,
-        /// No progress display.
-        #[arg(long)]
-        quiet: bool,
-        /// Seconds between progress lines when stderr is not a terminal (batch logs).
-        #[arg(long, default_value_t = 30.0, value_parser = parse_interval)]
-        progress_every: f64,
+        #[command(flatten)]
+        flags: RunFlags,
     },
     /// Merge the finished jobs of shard folders into one result (tables, manifest, plots).
     Merge {
@@ -161,13 +121,65 @@ enum Cmd {
         /// results/quick/).
         #[arg(long)]
         quick: bool,
-        /// No progress display.
-        #[arg(long)]
-        quiet: bool,
-        /// Seconds between progress lines when stderr is not a terminal (batch logs).
-        #[arg(long, default_value_t = 30.0, value_parser = parse_interval)]
-        progress_every: f64,
+        #[command(flatten)]
+        progress: ProgressFlags,
     },
+}
+
+/// The options `run` and `sweep` share.
+#[derive(clap::Args, Debug)]
+struct RunFlags {
+    /// Output folder (default: results/NAME, NAME being the scenario name).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Do not draw plots.
+    #[arg(long)]
+    no_plots: bool,
+    /// Clear the output folder if it holds another scenario's results.
+    #[arg(long)]
+    clean: bool,
+    /// Run the scenario's quick variant (its `[quick]` overrides; results under
+    /// results/quick/).
+    #[arg(long)]
+    quick: bool,
+    #[command(flatten)]
+    progress: ProgressFlags,
+}
+
+impl RunFlags {
+    /// The runner's options for these flags and `shard`.
+    fn options(self, shard: Option<runner::Shard>) -> RunOptions {
+        RunOptions {
+            out: self.out,
+            jobs: self.jobs,
+            shard,
+            no_plots: self.no_plots,
+            quiet: self.progress.quiet,
+            clean: self.clean,
+            progress_every: Some(self.progress.every()),
+        }
+    }
+}
+
+/// How a run shows progress (`run`, `sweep` and `reproduce`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+struct ProgressFlags {
+    /// No progress display.
+    #[arg(long)]
+    quiet: bool,
+    /// Seconds between progress lines when stderr is not a terminal (batch logs).
+    #[arg(long, default_value_t = 30.0, value_parser = parse_interval)]
+    progress_every: f64,
+}
+
+impl ProgressFlags {
+    /// The interval between progress lines.
+    fn every(self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.progress_every)
+    }
 }
 
 fn main() -> ExitCode {
@@ -224,13 +236,6 @@ fn parse_interval(s: &str) -> Result<f64, String> {
         Ok(x) if x.is_finite() && (0.1..=86_400.0).contains(&x) => Ok(x),
         _ => Err(format!("expected seconds in [0.1, 86400], got `{s}`")),
     }
-}
-
-/// How a run shows progress.
-#[derive(Debug, Clone, Copy)]
-struct Show {
-    quiet: bool,
-    every: f64,
 }
 
 fn report(s: &dyn Loaded, sum: &runner::RunSummary) {
@@ -375,53 +380,19 @@ fn real_main(cli: Cli) -> Result<()> {
                 bail!("{bad} of {} scenario file(s) invalid", files.len());
             }
         }
-        Cmd::Run {
-            file,
-            out,
-            jobs,
-            no_plots,
-            clean,
-            quick,
-            quiet,
-            progress_every,
-        } => run_file(
-            &registry,
-            &file,
-            RunOptions {
-                out,
-                jobs,
-                shard: None,
-                no_plots,
-                quiet,
-                clean,
-                progress_every: Some(std::time::Duration::from_secs_f64(progress_every)),
-            },
-            quick,
-        )?,
-        Cmd::Sweep {
-            file,
-            jobs,
-            shard,
-            out,
-            no_plots,
-            clean,
-            quick,
-            quiet,
-            progress_every,
-        } => run_file(
-            &registry,
-            &file,
-            RunOptions {
-                out,
-                jobs,
-                shard: resolve_shard(shard)?,
-                no_plots,
-                quiet,
-                clean,
-                progress_every: Some(std::time::Duration::from_secs_f64(progress_every)),
-            },
-            quick,
-        )?,
+        Cmd::Run { file, flags } => {
+            let quick = flags.quick;
+            run_file(&registry, &file, flags.options(None), quick)?
+        }
+        Cmd::Sweep { file, shard, flags } => {
+            let quick = flags.quick;
+            run_file(
+                &registry,
+                &file,
+                flags.options(resolve_shard(shard)?),
+                quick,
+            )?
+        }
         Cmd::Merge {
             dirs,
             out,
@@ -464,13 +435,8 @@ fn real_main(cli: Cli) -> Result<()> {
             jobs,
             only,
             quick,
-            quiet,
-            progress_every,
+            progress,
         } => {
-            let show = Show {
-                quiet,
-                every: progress_every,
-            };
             let files: Vec<PathBuf> = scenario_files(&dir)?
                 .into_iter()
                 .filter(|f| {
@@ -508,8 +474,8 @@ fn real_main(cli: Cli) -> Result<()> {
                     &**s,
                     &RunOptions {
                         jobs,
-                        quiet: show.quiet,
-                        progress_every: Some(std::time::Duration::from_secs_f64(show.every)),
+                        quiet: progress.quiet,
+                        progress_every: Some(progress.every()),
                         ..Default::default()
                     },
                 );
