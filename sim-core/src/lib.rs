@@ -77,6 +77,7 @@ pub use network::{
     RouterLatencyError,
 };
 pub use node::{Ctx, Message, Node, NodeId};
+pub use prefetch::Prefetcher;
 pub use rng::SimRng;
 pub use simulation::{SimConfig, Simulation};
 pub use stats::{NetStats, Traffic};

@@ -70,6 +70,15 @@ pub trait Node {
         let _ = tag;
         None
     }
+
+    /// Asks `p` to start loading the heap data this node's next handler will touch (its
+    /// routing tables, say). The event loop calls it a few events before the node's next
+    /// event, when the node's own record is already on its way, so the handler finds its
+    /// tables in cache. A hint only: any answer, or none, gives the same results.
+    #[inline]
+    fn prefetch_state(&self, p: &crate::Prefetcher) {
+        let _ = p;
+    }
 }
 
 /// A handler's view of the simulation: the current instant, its own id, its random

@@ -11,10 +11,46 @@
 /// does nothing).
 #[inline(always)]
 pub(crate) fn prefetch<T>(x: &T) {
-    let lines = size_of::<T>().div_ceil(64).clamp(1, 4);
-    let base = (x as *const T).cast::<u8>();
+    prefetch_bytes((x as *const T).cast::<u8>(), size_of::<T>(), 4);
+}
+
+/// Hints up to `max_lines` 64-byte lines from `base` (at least one).
+#[inline(always)]
+fn prefetch_bytes(base: *const u8, len: usize, max_lines: usize) {
+    let lines = len.div_ceil(64).clamp(1, max_lines);
     for i in 0..lines {
         prefetch_line(base.wrapping_add(64 * i));
+    }
+}
+
+/// What a node may ask the engine to start loading, a few events before the node is
+/// handled: its own heap data (tables, buffers), which the engine cannot see
+/// ([`crate::Node::prefetch_state`]). A hint only: whatever is asked, results are the
+/// same; asking for memory the next event does not touch only costs bandwidth.
+#[derive(Debug)]
+pub struct Prefetcher(());
+
+/// Lines one request may cover (1 KiB): enough for the head of a table, small enough
+/// not to flood the memory system.
+const MAX_LINES: usize = 16;
+
+impl Prefetcher {
+    pub(crate) const fn new() -> Self {
+        Prefetcher(())
+    }
+
+    /// Start loading the first lines of `s` (up to 1 KiB).
+    #[inline(always)]
+    pub fn slice<T>(&self, s: &[T]) {
+        if !s.is_empty() {
+            prefetch_bytes(s.as_ptr().cast::<u8>(), size_of_val(s), MAX_LINES);
+        }
+    }
+
+    /// Start loading the lines of `x` (up to 1 KiB).
+    #[inline(always)]
+    pub fn value<T>(&self, x: &T) {
+        prefetch_bytes((x as *const T).cast::<u8>(), size_of::<T>(), MAX_LINES);
     }
 }
 

@@ -250,15 +250,27 @@ impl<N: Node> Simulation<N> {
                 prefetch::prefetch(slot);
             }
         }
-        // A timer's node, fetched above a few events ago, may know whom it will
-        // message: fetch that peer too (with no network delay, its delivery follows the
-        // timer at once).
-        if let Some(Event::Timer { node, tag, .. }) = self.sched.queue.run_ahead(PEER_AHEAD)
-            && let Some(slot) = self.slots.get(*node as usize)
-            && let Some(peer) = slot.node.timer_peer_hint(*tag)
-            && let Some(peer) = self.slots.get(peer as usize)
-        {
-            prefetch::prefetch(peer);
+        // The node of the event PEER_AHEAD events ahead, fetched above a few events ago,
+        // can now name its heap data; and a timer's node may know whom it will message:
+        // fetch that peer too (with no network delay, its delivery follows the timer at
+        // once).
+        match self.sched.queue.run_ahead(PEER_AHEAD) {
+            Some(Event::Timer { node, tag, .. }) => {
+                if let Some(slot) = self.slots.get(*node as usize) {
+                    slot.node.prefetch_state(&prefetch::Prefetcher::new());
+                    if let Some(peer) = slot.node.timer_peer_hint(*tag)
+                        && let Some(peer) = self.slots.get(peer as usize)
+                    {
+                        prefetch::prefetch(peer);
+                    }
+                }
+            }
+            Some(Event::Msg { to, .. }) => {
+                if let Some(slot) = self.slots.get(*to as usize) {
+                    slot.node.prefetch_state(&prefetch::Prefetcher::new());
+                }
+            }
+            _ => {}
         }
     }
 

@@ -140,6 +140,12 @@ impl RouteCache {
         }
     }
 
+    /// Names the arrays a routing decision scans, for a driver's prefetch.
+    pub(crate) fn prefetch<F: crate::Prefetch>(&self, p: &F) {
+        p.slice(&self.los);
+        p.slice(&self.addrs);
+    }
+
     /// Drops `addr`.
     pub fn remove(&mut self, addr: Addr) {
         if let Some(i) = self.position(addr) {

@@ -58,6 +58,7 @@ mod node;
 mod output;
 mod store;
 pub mod value;
+mod warm;
 pub mod wire;
 
 /// A node address: an index the driver maps to a network address.
@@ -78,6 +79,7 @@ pub use node::{Link, MercuryNode, NextHop, Phase, Slot};
 pub use output::{DropReason, Effects, Event, OpKind, Output, Timer};
 pub use store::{Handoff, ItemId, Publication, SoftStore, Stored, SubSeqs, Subscription};
 pub use value::{AttributeMap, Interval, Value, hash_key};
+pub use warm::Prefetch;
 pub use wire::Payload;
 
 /// The common shape of the sans-I/O nodes in this crate, so one driver can run any of them.

@@ -53,6 +53,18 @@ impl PeerTable {
         self.entries == other.entries
     }
 
+    /// Names the sorted entries for a driver's prefetch.
+    pub(crate) fn prefetch<F: crate::Prefetch>(&self, p: &F) {
+        p.slice(&self.entries);
+    }
+
+    /// Whether the table is up to date and holds no address twice (then a peer found in
+    /// any source table with its exact range is known everywhere).
+    #[inline]
+    pub(crate) fn clean_unique(&self) -> bool {
+        !self.dirty && self.unique
+    }
+
     /// Whether the (clean) table says the source tables already hold `peer` with exactly this
     /// range everywhere `peer.addr` appears: then learning `peer` changes nothing there.
     #[inline]

@@ -66,6 +66,7 @@ proptest! {
         let mut model: Vec<(u32, f64, u64)> = Vec::new();
         let mut set = SampleSet::default();
         let mut now = 0u64;
+        let mut before: Vec<(u32, f64)> = Vec::new();
         for (op, addr, age, dt) in ops {
             now += dt;
             let v0 = set.version();
@@ -73,7 +74,9 @@ proptest! {
                 0 | 1 => {
                     let s = Sample {
                         peer: Peer { addr, range: Interval::point(u64::from(addr)) },
-                        value: (now + u64::from(addr)) as f64,
+                        // op 1 repeats a node's value, so a replacement may change only the
+                        // sample's date
+                        value: if op == 0 { (now + u64::from(addr)) as f64 } else { f64::from(addr % 3) },
                         age,
                     };
                     set.put(s, now);
@@ -99,7 +102,15 @@ proptest! {
             }
             let got: Vec<(u32, f64)> = set.iter().map(|s| (s.peer.addr, s.value)).collect();
             let want: Vec<(u32, f64)> = model.iter().map(|e| (e.0, e.1)).collect();
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(&got, &want);
+            // The version is what lets a consumer skip a rebuild: it must move whenever the
+            // samples (not just their dates) changed, and stay when nothing but dates did.
+            if got != before {
+                prop_assert_ne!(set.version(), v0);
+            } else if op <= 1 {
+                prop_assert_eq!(set.version(), v0);
+            }
+            before = got;
             let ages: Vec<u64> = set.recent(3, now).map(|s| s.age).collect();
             let want: Vec<u64> = model
                 .iter()

@@ -69,6 +69,11 @@ impl<P: Payload> Overlay for MercuryNode<P> {
         self.serving()
     }
 
+    #[inline]
+    fn prefetch_state(&self, p: &sim_core::Prefetcher) {
+        self.prefetch_state(&Engine(p));
+    }
+
     fn create(&mut self, now: u64, out: &mut mercury::Output<P>) {
         MercuryNode::create(self, now, out);
     }
@@ -199,6 +204,16 @@ impl Overlay for ChordNode {
 
     fn join_failed(_ev: &ChordEvent) -> bool {
         false // Chord gives up silently; the join watchdog covers it
+    }
+}
+
+/// The engine's prefetcher seen through the overlay crate's hint trait.
+struct Engine<'a>(&'a sim_core::Prefetcher);
+
+impl mercury::Prefetch for Engine<'_> {
+    #[inline(always)]
+    fn slice<T>(&self, s: &[T]) {
+        self.0.slice(s);
     }
 }
 

@@ -181,6 +181,11 @@ pub struct LookupDone {
 /// A sans-I/O overlay node the host can drive: the crate's [`Protocol`] plus membership
 /// calls, lookups and a `u64` encoding of its timers (engine timers carry a `u64` tag).
 pub trait Overlay: Protocol<Msg: OverlayMsg, Timer: Copy + PartialEq> {
+    /// Names the node's hot heap data for the engine's prefetch (a hint; default: none).
+    #[inline]
+    fn prefetch_state(&self, p: &sim_core::Prefetcher) {
+        let _ = p;
+    }
     /// The timer as a tag below 2^62.
     fn timer_bits(t: Self::Timer) -> u64;
     /// The timer a tag encodes.
@@ -524,6 +529,13 @@ where
     A::Msg: AppMsg,
 {
     type Msg = Wire<O::Msg, A::Msg>;
+
+    #[inline]
+    fn prefetch_state(&self, p: &sim_core::Prefetcher) {
+        p.value(self);
+        p.slice(&self.timers);
+        self.node.prefetch_state(p);
+    }
 
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self::Msg>) {
         let buffers = Rc::clone(&self.buffers);
