@@ -204,14 +204,51 @@ impl Experiment for ColyseusExp {
         run::run(job)
     }
 
-    fn plots(&self, _s: &Scenario<Params>) -> Vec<PlotSpec> {
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
+        let swept = |key: &str| {
+            s.meta
+                .axes
+                .iter()
+                .any(|a| a.key == key && a.values.len() > 1)
+        };
+        // On the x axis the swept node count (or PredTime): the tables' `nodes` column holds
+        // the node count too, but it does not name the swept key, so the sweep would become
+        // one single-point panel per node count.
+        let x = ["topology.hosts", "params.pred_time_s"]
+            .into_iter()
+            .find(|&k| swept(k))
+            .unwrap_or("nodes");
+        let x_label = if x == "params.pred_time_s" {
+            "PredTime (s)"
+        } else {
+            "nodes"
+        };
+        // sqr and rect maps in panels of their own rather than averaged together.
+        let by_map = swept("params.map");
         let vs_n = |name: &str, metric: &str, title: &str, y: &str| {
-            PlotSpec::new(name, "summary", PlotKind::Line, "nodes", "value")
+            let p = PlotSpec::new(name, "summary", PlotKind::Line, x, "value")
                 .with_title(title)
                 .with_filter("metric", metric)
                 .with_series("location")
                 .with_aggregate(Aggregate::MeanWithStdErr)
-                .with_labels("nodes", y)
+                .with_labels(x_label, y);
+            if by_map {
+                p.with_facet("params.map")
+            } else {
+                p
+            }
+        };
+        let latency_cdf = PlotSpec::new("latency_cdf", "latency", PlotKind::Line, "ms", "q")
+            .with_title("One-way latency: direct vs through the DHT")
+            .with_series("series")
+            .with_labels("latency (ms)", "CDF");
+        // The delivery quantiles of sqr and rect maps would interleave into one zig-zag line.
+        let latency_cdf = if by_map {
+            latency_cdf
+                .with_filter("params.map", "rect")
+                .with_title("One-way latency: direct vs through the DHT (rect maps)")
+        } else {
+            latency_cdf
         };
         vec![
             vs_n(
@@ -232,10 +269,7 @@ impl Experiment for ColyseusExp {
                 "Median discovery latency",
                 "ms",
             ),
-            PlotSpec::new("latency_cdf", "latency", PlotKind::Line, "ms", "q")
-                .with_title("One-way latency: direct vs through the DHT")
-                .with_series("series")
-                .with_labels("latency (ms)", "CDF"),
+            latency_cdf,
         ]
     }
 }
