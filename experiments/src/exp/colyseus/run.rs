@@ -340,6 +340,9 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     let t1 = t1.unwrap_or_else(|| snapshot(&sim));
     let span_s = (to.min(end + frame).saturating_sub(from)) as f64 / 1e9;
     let events = sim.events_processed();
+    // The last frames since the periodic report count too (the run's event total sums
+    // the jobs' final reports).
+    job.progress.report(1.0, events);
     drop(sim);
     let rec = std::mem::replace(&mut *rec.borrow_mut(), Recorder::new(0, 1));
     super::tables::tables(
