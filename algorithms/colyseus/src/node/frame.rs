@@ -23,7 +23,14 @@ impl ColyseusNode {
             self.publish(now, id, out);
         }
         self.subscribe(now, out);
-        self.pubs.retain(|_, p| p.death > now);
+        let spare = &mut self.spare_pubs;
+        self.pubs.retain(|_, list| {
+            list.retain(|(_, p)| p.death > now);
+            if list.is_empty() && spare.len() < super::MAX_SPARE_PUBS {
+                spare.push(std::mem::take(list));
+            }
+            !list.is_empty()
+        });
         self.pending.retain(|_, &mut t| t > now);
         self.discover(now, out);
         self.upkeep_replicas(now, out);
@@ -123,13 +130,17 @@ impl ColyseusNode {
         self.scratch_aois.clear();
         self.scratch_aois
             .extend(self.primaries.values().filter_map(|p| p.aoi()));
-        for (&(id, _), p) in &self.pubs {
-            if self.replicas.contains_key(&id)
-                || self.pending.contains_key(&id)
-                || !self.scratch_aois.iter().any(|a| a.intersects(&p.bbox))
-            {
+        for (&id, list) in &self.pubs {
+            if self.replicas.contains_key(&id) || self.pending.contains_key(&id) {
                 continue;
             }
+            // The first publication (by sequence number) meeting an area of interest.
+            let Some((_, p)) = list
+                .iter()
+                .find(|(_, p)| self.scratch_aois.iter().any(|a| a.intersects(&p.bbox)))
+            else {
+                continue;
+            };
             self.pending.insert(id, now + self.cfg.fetch_retry);
             out.sends.push((
                 p.publisher,
@@ -153,10 +164,10 @@ impl ColyseusNode {
             let b = Aabb::point(r.pos);
             let aois = &self.scratch_aois;
             let wanted = aois.iter().any(|a| a.intersects(&b))
-                || self
-                    .pubs
-                    .range((id, 0)..=(id, u32::MAX))
-                    .any(|(_, p)| p.death > now && aois.iter().any(|a| a.intersects(&p.bbox)));
+                || self.pubs.get(&id).is_some_and(|list| {
+                    list.iter()
+                        .any(|(_, p)| p.death > now && aois.iter().any(|a| a.intersects(&p.bbox)))
+                });
             if wanted {
                 r.last_wanted = now;
             }

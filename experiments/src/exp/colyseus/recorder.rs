@@ -117,6 +117,10 @@ impl Recorder {
     }
 
     fn generated(&mut self, now: u64, subscriber: Addr, seq: u32) {
+        // Only tracked nodes' subscriptions are in `parts`: skip the lookup for the others.
+        if !self.tracked(subscriber) {
+            return;
+        }
         if let Some(&l) = self.parts.get(&(subscriber, seq))
             && self.subs[l].first.is_none()
         {
@@ -242,7 +246,7 @@ impl Observer for Recorder {
                 id,
                 hops,
                 elapsed,
-            } if self.parts.contains_key(&(id.origin, id.seq)) => {
+            } if self.tracked(id.origin) && self.parts.contains_key(&(id.origin, id.seq)) => {
                 self.arrivals
                     .entry((id.origin, id.seq))
                     .or_insert((*elapsed, *hops));
