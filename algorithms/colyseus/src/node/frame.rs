@@ -4,7 +4,7 @@
 use super::ColyseusNode;
 use crate::ObjectId;
 use crate::geom::Aabb;
-use crate::msg::{DhtOp, DropReason, Event, Msg, OpKind, Output, Record};
+use crate::msg::{DhtOp, DropReason, Event, Msg, OpKind, Output, Record, RecordData};
 use crate::predict::predicted_box;
 use crate::store::CachedSub;
 
@@ -57,17 +57,17 @@ impl ColyseusNode {
         let ttl = p.spec.pub_ttl;
         p.published = Some((bbox, now.saturating_add(ttl)));
         p.pub_seq = p.pub_seq.wrapping_add(1);
-        let record = Record {
+        let record = Record::new(RecordData {
             object: id,
             seq: p.pub_seq,
             kind: p.spec.kind,
             bbox,
-        };
+        });
         self.cfg.keys.for_each_key(&bbox, |key| {
             out.dht.push(DhtOp {
                 kind: OpKind::Publish,
                 key,
-                record,
+                record: record.clone(),
                 ttl,
             });
         });
@@ -106,17 +106,17 @@ impl ColyseusNode {
                 death: now.saturating_add(ttl),
             });
             let kind = self.primaries.get(&id).map_or(0, |p| p.spec.kind);
-            let record = Record {
+            let record = Record::new(RecordData {
                 object: id,
                 seq: 0,
                 kind,
                 bbox,
-            };
+            });
             self.cfg.keys.for_each_key(&bbox, |key| {
                 out.dht.push(DhtOp {
                     kind: OpKind::Subscribe,
                     key,
-                    record,
+                    record: record.clone(),
                     ttl,
                 });
             });

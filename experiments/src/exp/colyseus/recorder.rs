@@ -225,8 +225,8 @@ impl Observer for Recorder {
         }
         // Consecutive parts of one subscription (one per region in `dht`) share time and
         // record: they form one logical subscription.
-        let l = match self.last_sub {
-            Some((a, t, r, l)) if a == me && t == now && r == op.record => l,
+        let l = match &self.last_sub {
+            Some((a, t, r, l)) if *a == me && *t == now && *r == op.record => *l,
             _ => {
                 self.subs.push(Sub {
                     issued: now,
@@ -235,7 +235,7 @@ impl Observer for Recorder {
                 self.subs.len() - 1
             }
         };
-        self.last_sub = Some((me, now, op.record, l));
+        self.last_sub = Some((me, now, op.record.clone(), l));
         self.parts.insert((me, id.seq), l);
     }
 
