@@ -130,8 +130,16 @@ impl ColyseusNode {
         self.scratch_aois.clear();
         self.scratch_aois
             .extend(self.primaries.values().filter_map(|p| p.aoi()));
+        // Publications, replicas and pending fetches are all in id order: walk them together.
+        // A fetch issued here concerns the current id, below every later one, so the new
+        // pending entries are inserted after the walk.
+        let mut reps = self.replicas.keys().peekable();
+        let mut pend = self.pending.keys().peekable();
+        self.scratch_ids.clear();
         for (&id, list) in &self.pubs {
-            if self.replicas.contains_key(&id) || self.pending.contains_key(&id) {
+            while reps.next_if(|&&r| r < id).is_some() {}
+            while pend.next_if(|&&q| q < id).is_some() {}
+            if reps.peek() == Some(&&id) || pend.peek() == Some(&&id) {
                 continue;
             }
             // The first publication (by sequence number) meeting an area of interest.
@@ -141,7 +149,7 @@ impl ColyseusNode {
             else {
                 continue;
             };
-            self.pending.insert(id, now + self.cfg.fetch_retry);
+            self.scratch_ids.push(id);
             out.sends.push((
                 p.publisher,
                 Msg::Fetch {
@@ -149,6 +157,10 @@ impl ColyseusNode {
                     ttl: self.cfg.interest_ttl,
                 },
             ));
+        }
+        let retry = now + self.cfg.fetch_retry;
+        for &id in &self.scratch_ids {
+            self.pending.insert(id, retry);
         }
     }
 
@@ -160,14 +172,20 @@ impl ColyseusNode {
         let ttl = self.cfg.interest_ttl;
         // Pass 1: own interest — the replica's position, or a live publication of it, meets a
         // current area of interest (the same test that fetched it).
+        // Replicas and publications are both in id order: walk them together.
+        let mut pubs = self.pubs.iter().peekable();
+        let aois = &self.scratch_aois;
         for (&id, r) in &mut self.replicas {
             let b = Aabb::point(r.pos);
-            let aois = &self.scratch_aois;
-            let wanted = aois.iter().any(|a| a.intersects(&b))
-                || self.pubs.get(&id).is_some_and(|list| {
-                    list.iter()
-                        .any(|(_, p)| p.death > now && aois.iter().any(|a| a.intersects(&p.bbox)))
-                });
+            let wanted = aois.iter().any(|a| a.intersects(&b)) || {
+                while pubs.next_if(|&(&k, _)| k < id).is_some() {}
+                pubs.peek().is_some_and(|&(&k, list)| {
+                    k == id
+                        && list.iter().any(|(_, p)| {
+                            p.death > now && aois.iter().any(|a| a.intersects(&p.bbox))
+                        })
+                })
+            };
             if wanted {
                 r.last_wanted = now;
             }
@@ -219,7 +237,9 @@ impl ColyseusNode {
     /// expired registrations.
     fn sync_primaries(&mut self, now: u64, out: &mut Output) {
         for (&id, p) in &mut self.primaries {
-            p.replicas.retain(|_, &mut exp| exp > now);
+            if p.replicas.values().any(|&exp| exp <= now) {
+                p.replicas.retain(|_, &mut exp| exp > now);
+            }
             if p.version == p.sent_version {
                 continue;
             }

@@ -379,27 +379,28 @@ impl ColyseusNode {
             .pubs
             .entry(id)
             .or_insert_with(|| spare.pop().unwrap_or_default());
-        let fresh = !list.iter().any(|(_, p)| p.death > now);
+        // A discovery is reported for an object neither replicated nor already known.
+        let replicated = self.replicas.contains_key(&id);
+        let fresh = !replicated && !list.iter().any(|(_, p)| p.death > now);
         match list.binary_search_by_key(&record.seq, |e| e.0) {
             Ok(i) => list[i].1 = entry,
             Err(i) => list.insert(i, (record.seq, entry)),
         }
-        if fresh && !self.replicas.contains_key(&id) {
+        if fresh {
             out.events.push(Event::Discovered {
                 object: id,
                 publisher,
             });
         }
-        self.maybe_fetch(now, id, &entry, out);
+        if !replicated {
+            self.maybe_fetch(now, id, &entry, out);
+        }
     }
 
-    /// Sends a fetch for a delivered publication when a local primary wants it, no replica
-    /// exists and no fetch is pending.
+    /// Sends a fetch for a delivered publication of an object not replicated here when a local
+    /// primary wants it and no fetch is pending.
     fn maybe_fetch(&mut self, now: u64, id: ObjectId, p: &CachedPub, out: &mut Output) {
-        if self.replicas.contains_key(&id)
-            || self.pending.get(&id).is_some_and(|&t| t > now)
-            || !self.wants(&p.bbox)
-        {
+        if self.pending.get(&id).is_some_and(|&t| t > now) || !self.wants(&p.bbox) {
             return;
         }
         self.pending.insert(id, now + self.cfg.fetch_retry);
