@@ -3,7 +3,8 @@
 //! Run: `cargo bench -p colyseus --bench colyseus`.
 
 use colyseus::{
-    Aabb, ColyseusNode, Config, Input, KeyMapping, Msg, ObjectId, ObjectSpec, Output, Record, Vec2,
+    Aabb, ColyseusNode, Config, Input, KeyMapping, Msg, ObjectId, ObjectSpec, Output, Record,
+    RecordData, Vec2,
 };
 use divan::{Bencher, black_box};
 
@@ -27,12 +28,12 @@ fn server(keys: KeyMapping, remote: u32) -> (ColyseusNode, Vec<ObjectId>) {
     for k in 0..remote {
         let object = ObjectId::new(1 + k % 40, k);
         let pos = Vec2::new(95.0 + f64::from(k % 90), 10.0 + f64::from(k % 20));
-        let record = Record {
+        let record = Record::new(RecordData {
             object,
             seq: 1,
             kind: 0,
             bbox: Aabb::around(pos, 1.0, 1.0),
-        };
+        });
         node.handle(
             0,
             Input::Matched {

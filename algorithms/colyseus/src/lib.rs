@@ -57,7 +57,9 @@ pub use error::Error;
 pub use geom::{Aabb, Vec2};
 pub use keys::{KeyMapping, RegionGrid};
 pub use locator::{Delivery, IdealLocator};
-pub use msg::{DhtOp, DropReason, Event, Input, Msg, OpKind, Output, Record, Timer, Traffic};
+pub use msg::{
+    DhtOp, DropReason, Event, Input, Msg, OpKind, Output, Record, RecordData, Timer, Traffic,
+};
 pub use node::ColyseusNode;
 pub use predict::{Motion, Prediction, VelocityAverage, predicted_box};
 pub use store::{PrimaryView, ReplicaView};

@@ -16,7 +16,7 @@ pub struct Delivery {
     pub input: Input,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Entry {
     origin: Addr,
     key: Interval,
@@ -46,7 +46,7 @@ impl IdealLocator {
         let e = Entry {
             origin,
             key: op.key,
-            record: op.record,
+            record: op.record.clone(),
             death: now.saturating_add(op.ttl),
         };
         match op.kind {
@@ -57,7 +57,7 @@ impl IdealLocator {
                             to: s.origin,
                             input: Input::Matched {
                                 publisher: origin,
-                                record: e.record,
+                                record: e.record.clone(),
                                 ttl: op.ttl,
                             },
                         });
@@ -74,7 +74,7 @@ impl IdealLocator {
                             to: origin,
                             input: Input::Matched {
                                 publisher: p.origin,
-                                record: p.record,
+                                record: p.record.clone(),
                                 ttl: p.death - now,
                             },
                         });
@@ -98,7 +98,7 @@ impl IdealLocator {
         self.pubs
             .iter()
             .filter(move |e| e.death > now)
-            .map(|e| (e.origin, e.key, e.record))
+            .map(|e| (e.origin, e.key, e.record.clone()))
     }
 
     /// Live subscriptions at `now`: (subscriber, key, record).
@@ -106,7 +106,7 @@ impl IdealLocator {
         self.subs
             .iter()
             .filter(move |e| e.death > now)
-            .map(|e| (e.origin, e.key, e.record))
+            .map(|e| (e.origin, e.key, e.record.clone()))
     }
 
     /// Number of stored items, dead ones not yet expired included.

@@ -30,8 +30,8 @@ pub fn submit(
     out: &mut Output<Record>,
 ) -> Result<ItemId, CallError> {
     match op.kind {
-        OpKind::Publish => node.publish(now, op.key, op.record, op.ttl, out),
-        OpKind::Subscribe => node.subscribe(now, op.key, op.record, op.ttl, out),
+        OpKind::Publish => node.publish(now, op.key, op.record.clone(), op.ttl, out),
+        OpKind::Subscribe => node.subscribe(now, op.key, op.record.clone(), op.ttl, out),
     }
 }
 
@@ -46,7 +46,7 @@ pub fn matched_input(event: &Event<Record>) -> Option<Input> {
     match event {
         Event::Matched { publication, .. } => Some(Input::Matched {
             publisher: publication.id.origin,
-            record: publication.payload,
+            record: publication.payload.clone(),
             ttl: publication.ttl,
         }),
         _ => None,

@@ -5,6 +5,9 @@
 //! size, which the caller states ([`crate::ObjectSpec::state_bytes`], the `delta_bytes` of
 //! [`crate::ColyseusNode::update_object`]).
 
+use std::ops::Deref;
+use std::sync::Arc;
+
 use crate::geom::{Aabb, Vec2};
 use crate::{Addr, ObjectId};
 use mercury::{Interval, wire};
@@ -20,8 +23,16 @@ pub const POS: usize = 8;
 
 /// What the DHT stores and matches: an object's location (publication) or a node's interest
 /// volume (subscription). The DHT matches on keys only; the receiver compares boxes.
+///
+/// The fields ([`RecordData`], reached through `Deref`) are shared behind an [`Arc`]: a record
+/// rides in every copy of a DHT message (routing hops, spreading, one match per subscriber), and
+/// a pointer keeps those messages small enough to move cheaply. Equality compares the fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record(Arc<RecordData>);
+
+/// The fields of a [`Record`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Record {
+pub struct RecordData {
     /// The published object (for a subscription, the primary whose interest it serves; a
     /// merged subscription names one of them).
     pub object: ObjectId,
@@ -33,6 +44,28 @@ pub struct Record {
     pub kind: u8,
     /// The published region or the subscribed volume.
     pub bbox: Aabb,
+}
+
+impl Record {
+    /// A record holding `data`.
+    #[must_use]
+    pub fn new(data: RecordData) -> Self {
+        Record(Arc::new(data))
+    }
+}
+
+impl From<RecordData> for Record {
+    fn from(data: RecordData) -> Self {
+        Record::new(data)
+    }
+}
+
+impl Deref for Record {
+    type Target = RecordData;
+    #[inline]
+    fn deref(&self) -> &RecordData {
+        &self.0
+    }
 }
 
 impl mercury::Payload for Record {
@@ -54,7 +87,7 @@ pub enum OpKind {
 /// A request to the DHT, for the driver to carry out (for example with
 /// [`crate::mercury_glue::submit`]): store `record` under `key` for `ttl` ns as soft state, and
 /// match it against the opposite kind stored under meeting keys.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DhtOp {
     /// Publication or subscription.
     pub kind: OpKind,

@@ -4,7 +4,7 @@
 use super::ColyseusNode;
 use crate::ObjectId;
 use crate::geom::Aabb;
-use crate::msg::{DhtOp, DropReason, Event, Msg, OpKind, Output, Record};
+use crate::msg::{DhtOp, DropReason, Event, Msg, OpKind, Output, Record, RecordData};
 use crate::predict::predicted_box;
 use crate::store::CachedSub;
 
@@ -23,7 +23,14 @@ impl ColyseusNode {
             self.publish(now, id, out);
         }
         self.subscribe(now, out);
-        self.pubs.retain(|_, p| p.death > now);
+        let spare = &mut self.spare_pubs;
+        self.pubs.retain(|_, list| {
+            list.retain(|(_, p)| p.death > now);
+            if list.is_empty() && spare.len() < super::MAX_SPARE_PUBS {
+                spare.push(std::mem::take(list));
+            }
+            !list.is_empty()
+        });
         self.pending.retain(|_, &mut t| t > now);
         self.discover(now, out);
         self.upkeep_replicas(now, out);
@@ -50,17 +57,17 @@ impl ColyseusNode {
         let ttl = p.spec.pub_ttl;
         p.published = Some((bbox, now.saturating_add(ttl)));
         p.pub_seq = p.pub_seq.wrapping_add(1);
-        let record = Record {
+        let record = Record::new(RecordData {
             object: id,
             seq: p.pub_seq,
             kind: p.spec.kind,
             bbox,
-        };
+        });
         self.cfg.keys.for_each_key(&bbox, |key| {
             out.dht.push(DhtOp {
                 kind: OpKind::Publish,
                 key,
-                record,
+                record: record.clone(),
                 ttl,
             });
         });
@@ -99,17 +106,17 @@ impl ColyseusNode {
                 death: now.saturating_add(ttl),
             });
             let kind = self.primaries.get(&id).map_or(0, |p| p.spec.kind);
-            let record = Record {
+            let record = Record::new(RecordData {
                 object: id,
                 seq: 0,
                 kind,
                 bbox,
-            };
+            });
             self.cfg.keys.for_each_key(&bbox, |key| {
                 out.dht.push(DhtOp {
                     kind: OpKind::Subscribe,
                     key,
-                    record,
+                    record: record.clone(),
                     ttl,
                 });
             });
@@ -123,14 +130,26 @@ impl ColyseusNode {
         self.scratch_aois.clear();
         self.scratch_aois
             .extend(self.primaries.values().filter_map(|p| p.aoi()));
-        for (&(id, _), p) in &self.pubs {
-            if self.replicas.contains_key(&id)
-                || self.pending.contains_key(&id)
-                || !self.scratch_aois.iter().any(|a| a.intersects(&p.bbox))
-            {
+        // Publications, replicas and pending fetches are all in id order: walk them together.
+        // A fetch issued here concerns the current id, below every later one, so the new
+        // pending entries are inserted after the walk.
+        let mut reps = self.replicas.keys().peekable();
+        let mut pend = self.pending.keys().peekable();
+        self.scratch_ids.clear();
+        for (&id, list) in &self.pubs {
+            while reps.next_if(|&&r| r < id).is_some() {}
+            while pend.next_if(|&&q| q < id).is_some() {}
+            if reps.peek() == Some(&&id) || pend.peek() == Some(&&id) {
                 continue;
             }
-            self.pending.insert(id, now + self.cfg.fetch_retry);
+            // The first publication (by sequence number) meeting an area of interest.
+            let Some((_, p)) = list
+                .iter()
+                .find(|(_, p)| self.scratch_aois.iter().any(|a| a.intersects(&p.bbox)))
+            else {
+                continue;
+            };
+            self.scratch_ids.push(id);
             out.sends.push((
                 p.publisher,
                 Msg::Fetch {
@@ -138,6 +157,10 @@ impl ColyseusNode {
                     ttl: self.cfg.interest_ttl,
                 },
             ));
+        }
+        let retry = now + self.cfg.fetch_retry;
+        for &id in &self.scratch_ids {
+            self.pending.insert(id, retry);
         }
     }
 
@@ -149,14 +172,20 @@ impl ColyseusNode {
         let ttl = self.cfg.interest_ttl;
         // Pass 1: own interest — the replica's position, or a live publication of it, meets a
         // current area of interest (the same test that fetched it).
+        // Replicas and publications are both in id order: walk them together.
+        let mut pubs = self.pubs.iter().peekable();
+        let aois = &self.scratch_aois;
         for (&id, r) in &mut self.replicas {
             let b = Aabb::point(r.pos);
-            let aois = &self.scratch_aois;
-            let wanted = aois.iter().any(|a| a.intersects(&b))
-                || self
-                    .pubs
-                    .range((id, 0)..=(id, u32::MAX))
-                    .any(|(_, p)| p.death > now && aois.iter().any(|a| a.intersects(&p.bbox)));
+            let wanted = aois.iter().any(|a| a.intersects(&b)) || {
+                while pubs.next_if(|&(&k, _)| k < id).is_some() {}
+                pubs.peek().is_some_and(|&(&k, list)| {
+                    k == id
+                        && list.iter().any(|(_, p)| {
+                            p.death > now && aois.iter().any(|a| a.intersects(&p.bbox))
+                        })
+                })
+            };
             if wanted {
                 r.last_wanted = now;
             }
@@ -208,7 +237,9 @@ impl ColyseusNode {
     /// expired registrations.
     fn sync_primaries(&mut self, now: u64, out: &mut Output) {
         for (&id, p) in &mut self.primaries {
-            p.replicas.retain(|_, &mut exp| exp > now);
+            if p.replicas.values().any(|&exp| exp <= now) {
+                p.replicas.retain(|_, &mut exp| exp > now);
+            }
             if p.version == p.sent_version {
                 continue;
             }

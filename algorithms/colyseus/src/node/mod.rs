@@ -13,6 +13,12 @@ use crate::predict::Motion;
 use crate::store::{CachedPub, CachedSub, Primary, PrimaryView, Replica, ReplicaView};
 use crate::{Addr, ObjectId};
 
+/// The delivered publications of one object: (publication sequence number, entry), by number.
+type PubList = Vec<(u32, CachedPub)>;
+
+/// Emptied publication lists kept for reuse, at most.
+const MAX_SPARE_PUBS: usize = 256;
+
 /// One Colyseus node (a game server or a peer): its object store, its subscription cache and
 /// the publications the DHT delivered to it.
 ///
@@ -28,8 +34,11 @@ pub struct ColyseusNode {
     primaries: BTreeMap<ObjectId, Primary>,
     replicas: BTreeMap<ObjectId, Replica>,
     subs: Vec<CachedSub>,
-    /// Delivered publications by (object, publication sequence number).
-    pubs: BTreeMap<(ObjectId, u32), CachedPub>,
+    /// Delivered publications by object, each object's by publication sequence number
+    /// (ascending; never empty).
+    pubs: BTreeMap<ObjectId, PubList>,
+    /// Emptied publication lists, kept to avoid allocating per discovered object.
+    spare_pubs: Vec<PubList>,
     /// Fetches in flight: object → time a retry is allowed.
     pending: BTreeMap<ObjectId, u64>,
     /// Scratch space for the frame (kept to avoid allocating per frame).
@@ -53,6 +62,7 @@ impl ColyseusNode {
             replicas: BTreeMap::new(),
             subs: Vec::new(),
             pubs: BTreeMap::new(),
+            spare_pubs: Vec::new(),
             pending: BTreeMap::new(),
             scratch_boxes: Vec::new(),
             scratch_aois: Vec::new(),
@@ -280,19 +290,21 @@ impl ColyseusNode {
     /// The objects this node has been told about and still considers at `now`: delivered
     /// publications that are live and meet a live subscription of this node, in id order.
     pub fn told_about(&self, now: u64) -> impl Iterator<Item = ObjectId> + '_ {
-        let mut last = None;
         self.pubs
             .iter()
-            .filter(move |(_, p)| p.death > now && self.meets_live_sub(&p.bbox, now))
-            .map(|(&(id, _), _)| id)
-            .filter(move |&id| last.replace(id) != Some(id))
+            .filter(move |(_, v)| {
+                v.iter()
+                    .any(|(_, p)| p.death > now && self.meets_live_sub(&p.bbox, now))
+            })
+            .map(|(&id, _)| id)
     }
 
     /// The newest live delivered publication of `id` at `now`: (publisher, region).
     #[must_use]
     pub fn known_publication(&self, id: ObjectId, now: u64) -> Option<(Addr, Aabb)> {
         self.pubs
-            .range((id, 0)..=(id, u32::MAX))
+            .get(&id)?
+            .iter()
             .rev()
             .find(|(_, p)| p.death > now)
             .map(|(_, p)| (p.publisher, p.bbox))
@@ -315,6 +327,14 @@ impl ColyseusNode {
         !self.primaries.contains_key(&id)
             && !self.replicas.contains_key(&id)
             && self.wants(&Aabb::point(pos))
+    }
+
+    /// Keeps an emptied publication list for reuse (a bounded number of them).
+    fn recycle(&mut self, mut list: PubList) {
+        if self.spare_pubs.len() < MAX_SPARE_PUBS {
+            list.clear();
+            self.spare_pubs.push(list);
+        }
     }
 
     fn meets_live_sub(&self, b: &Aabb, now: u64) -> bool {
@@ -354,27 +374,33 @@ impl ColyseusNode {
             bbox: record.bbox,
             death: now.saturating_add(ttl),
         };
-        let fresh = !self
+        let spare = &mut self.spare_pubs;
+        let list = self
             .pubs
-            .range((id, 0)..=(id, u32::MAX))
-            .any(|(_, p)| p.death > now);
-        self.pubs.insert((id, record.seq), entry);
-        if fresh && !self.replicas.contains_key(&id) {
+            .entry(id)
+            .or_insert_with(|| spare.pop().unwrap_or_default());
+        // A discovery is reported for an object neither replicated nor already known.
+        let replicated = self.replicas.contains_key(&id);
+        let fresh = !replicated && !list.iter().any(|(_, p)| p.death > now);
+        match list.binary_search_by_key(&record.seq, |e| e.0) {
+            Ok(i) => list[i].1 = entry,
+            Err(i) => list.insert(i, (record.seq, entry)),
+        }
+        if fresh {
             out.events.push(Event::Discovered {
                 object: id,
                 publisher,
             });
         }
-        self.maybe_fetch(now, id, &entry, out);
+        if !replicated {
+            self.maybe_fetch(now, id, &entry, out);
+        }
     }
 
-    /// Sends a fetch for a delivered publication when a local primary wants it, no replica
-    /// exists and no fetch is pending.
+    /// Sends a fetch for a delivered publication of an object not replicated here when a local
+    /// primary wants it and no fetch is pending.
     fn maybe_fetch(&mut self, now: u64, id: ObjectId, p: &CachedPub, out: &mut Output) {
-        if self.replicas.contains_key(&id)
-            || self.pending.get(&id).is_some_and(|&t| t > now)
-            || !self.wants(&p.bbox)
-        {
+        if self.pending.get(&id).is_some_and(|&t| t > now) || !self.wants(&p.bbox) {
             return;
         }
         self.pending.insert(id, now + self.cfg.fetch_retry);
@@ -450,7 +476,9 @@ impl ColyseusNode {
                 }
             }
             Msg::Delete { object } => {
-                self.pubs.retain(|&(o, _), _| o != object);
+                if let Some(list) = self.pubs.remove(&object) {
+                    self.recycle(list);
+                }
                 self.pending.remove(&object);
                 if self.replicas.remove(&object).is_some() {
                     out.events.push(Event::ReplicaDropped {
@@ -470,8 +498,14 @@ impl ColyseusNode {
             }
             Msg::NotPrimary { object } => {
                 self.pending.remove(&object);
-                self.pubs
-                    .retain(|&(o, _), p| o != object || p.publisher != from);
+                if let Some(list) = self.pubs.get_mut(&object) {
+                    list.retain(|(_, p)| p.publisher != from);
+                    if list.is_empty()
+                        && let Some(list) = self.pubs.remove(&object)
+                    {
+                        self.recycle(list);
+                    }
+                }
                 if self
                     .replicas
                     .get(&object)

@@ -2,19 +2,19 @@
 
 use colyseus::{
     Aabb, Config, DhtOp, Event, IdealLocator, Input, KeyMapping, ObjectId, ObjectSpec, OpKind,
-    Record, SEC, Vec2,
+    Record, RecordData, SEC, Vec2,
 };
 use mercury::Interval;
 
 use crate::harness::World;
 
 fn rec(object: u64, bbox: Aabb) -> Record {
-    Record {
+    Record::new(RecordData {
         object: ObjectId(object),
         seq: 1,
         kind: 0,
         bbox,
-    }
+    })
 }
 
 #[test]

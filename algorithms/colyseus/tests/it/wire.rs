@@ -1,6 +1,6 @@
 //! Message sizes and traffic classes, by hand.
 
-use colyseus::{Aabb, Msg, ObjectId, Record, Traffic, Vec2};
+use colyseus::{Aabb, Msg, ObjectId, Record, RecordData, Traffic, Vec2};
 use mercury::Payload;
 
 #[test]
@@ -46,11 +46,11 @@ fn sizes_follow_the_table() {
         Msg::Fetch { object: o, ttl: 1 }.traffic(),
         Traffic::Interest
     );
-    let r = Record {
+    let r = Record::new(RecordData {
         object: o,
         seq: 1,
         kind: 0,
         bbox: Aabb::default(),
-    };
+    });
     assert_eq!(r.size_bytes(), 29);
 }

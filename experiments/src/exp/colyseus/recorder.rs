@@ -11,7 +11,8 @@
 //!   the match reaches the subscriber: the latency an update would have if it travelled
 //!   through the DHT instead of directly (Fig. 7a).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use colyseus::{DhtOp, DropReason, Event, OpKind, Record};
 use mercury::{Addr, ItemId};
@@ -51,13 +52,41 @@ pub struct EventCounts {
     pub dht_refused: u64,
 }
 
+/// A fast hasher for the small integer keys of [`Recorder`]'s part map (multiply-rotate; the
+/// keys are not chosen by an adversary).
+#[derive(Default)]
+struct PartHasher(u64);
+
+impl Hasher for PartHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(29) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
 /// The shared observer of one run.
 pub struct Recorder {
     /// Whether the measurement window is open (set by the driver).
     pub measuring: bool,
     track_every: u32,
     subs: Vec<Sub>,
-    parts: BTreeMap<(Addr, u32), usize>,
+    /// Tracked subscription parts (node, item sequence number) → logical subscription. Looked
+    /// up for every match sent; only read in whole where the order does not matter.
+    parts: HashMap<(Addr, u32), usize, BuildHasherDefault<PartHasher>>,
     arrivals: BTreeMap<(Addr, u32), (u64, u16)>,
     /// The last logical subscription: (node, time, record) and its index.
     last_sub: Option<(Addr, u64, Record, usize)>,
@@ -96,7 +125,7 @@ impl Recorder {
             measuring: false,
             track_every: track_every.max(1),
             subs: Vec::new(),
-            parts: BTreeMap::new(),
+            parts: HashMap::default(),
             arrivals: BTreeMap::new(),
             last_sub: None,
             issue: vec![(u32::MAX, 0); nodes * RING],
@@ -117,6 +146,10 @@ impl Recorder {
     }
 
     fn generated(&mut self, now: u64, subscriber: Addr, seq: u32) {
+        // Only tracked nodes' subscriptions are in `parts`: skip the lookup for the others.
+        if !self.tracked(subscriber) {
+            return;
+        }
         if let Some(&l) = self.parts.get(&(subscriber, seq))
             && self.subs[l].first.is_none()
         {
@@ -221,8 +254,8 @@ impl Observer for Recorder {
         }
         // Consecutive parts of one subscription (one per region in `dht`) share time and
         // record: they form one logical subscription.
-        let l = match self.last_sub {
-            Some((a, t, r, l)) if a == me && t == now && r == op.record => l,
+        let l = match &self.last_sub {
+            Some((a, t, r, l)) if *a == me && *t == now && *r == op.record => *l,
             _ => {
                 self.subs.push(Sub {
                     issued: now,
@@ -231,7 +264,7 @@ impl Observer for Recorder {
                 self.subs.len() - 1
             }
         };
-        self.last_sub = Some((me, now, op.record, l));
+        self.last_sub = Some((me, now, op.record.clone(), l));
         self.parts.insert((me, id.seq), l);
     }
 
@@ -242,7 +275,7 @@ impl Observer for Recorder {
                 id,
                 hops,
                 elapsed,
-            } if self.parts.contains_key(&(id.origin, id.seq)) => {
+            } if self.tracked(id.origin) && self.parts.contains_key(&(id.origin, id.seq)) => {
                 self.arrivals
                     .entry((id.origin, id.seq))
                     .or_insert((*elapsed, *hops));
