@@ -42,7 +42,6 @@ use crate::rng::{SimRng, stream_rng};
 use crate::time::SimTime;
 use rand::RngExt;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Whether messages on one directed link may overtake each other (with the `serde`
 /// feature: `"fifo"` or `"reorder"`).
@@ -84,31 +83,6 @@ pub enum Delivery {
     Unroutable,
 }
 
-/// Hashes a directed link `(from, to)`: the two ids side by side in one word, mixed by
-/// the SplitMix64 finaliser. The FIFO table is looked up once per message, and with
-/// the standard library's SipHash the hashing cost more than the rest of the effects
-/// path. Only lookups use the hash, never the table's iteration order, so no result
-/// depends on it.
-#[derive(Clone, Copy, Debug, Default)]
-struct LinkHasher(u64);
-
-impl Hasher for LinkHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        crate::rng::mix64(self.0)
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ b as u64;
-        }
-    }
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0 << 32) | n as u64;
-    }
-}
-
 /// Latency model + link effects + the state they need (per-link FIFO clocks, uplink
 /// queues, per-sender random streams).
 #[derive(Debug)]
@@ -116,7 +90,10 @@ pub struct Network {
     latency: LatencyModel,
     cfg: LinkConfig,
     rngs: Vec<SimRng>,
-    fifo_last: HashMap<(NodeId, NodeId), SimTime, BuildHasherDefault<LinkHasher>>,
+    /// Per directed link, the last delivery time (FIFO links). Looked up once per message,
+    /// hence a fast hash (SipHash cost more than the rest of the effects path); only
+    /// looked up, never iterated, so no result depends on the hash.
+    fifo_last: HashMap<(NodeId, NodeId), SimTime, foldhash::fast::FixedState>,
     uplink_free: Vec<SimTime>,
     ns_per_byte: f64,
 }

@@ -12,7 +12,6 @@
 //!   through the DHT instead of directly (Fig. 7a).
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use colyseus::{DhtOp, DropReason, Event, OpKind, Record};
 use mercury::{Addr, ItemId};
@@ -52,32 +51,6 @@ pub struct EventCounts {
     pub dht_refused: u64,
 }
 
-/// A fast hasher for the small integer keys of [`Recorder`]'s part map (multiply-rotate; the
-/// keys are not chosen by an adversary).
-#[derive(Default)]
-struct PartHasher(u64);
-
-impl Hasher for PartHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(29) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
 /// The shared observer of one run.
 pub struct Recorder {
     /// Whether the measurement window is open (set by the driver).
@@ -86,7 +59,7 @@ pub struct Recorder {
     subs: Vec<Sub>,
     /// Tracked subscription parts (node, item sequence number) → logical subscription. Looked
     /// up for every match sent; only read in whole where the order does not matter.
-    parts: HashMap<(Addr, u32), usize, BuildHasherDefault<PartHasher>>,
+    parts: HashMap<(Addr, u32), usize, foldhash::fast::FixedState>,
     arrivals: BTreeMap<(Addr, u32), (u64, u16)>,
     /// The last logical subscription: (node, time, record) and its index.
     last_sub: Option<(Addr, u64, Record, usize)>,
