@@ -42,12 +42,9 @@ fn estimator(w: &[Vec<f64>], landmarks: &[usize]) -> (Netvigator, Vec<Vec<f64>>)
     (Netvigator::from_lists(lists).unwrap(), d)
 }
 
-#[test]
-fn hand_worked_graph() {
-    // Edges: 0–1:2, 1–2:3, 2–3:4, 4–1:1, 5–6:1, 6–3:5, 4–5:10. Landmark: node 3.
-    // Shortest paths to 3: 0→1→2→3 (9), 4→1→2→3 (8), 5→6→3 (6), 1→2→3 (7).
-    // Milestones: 0: {1:2, 2:5, 3:9}; 4: {1:1, 2:4, 3:8}; 5: {6:1, 3:6}; 1: {2:3, 3:7}.
-    let w = graph(
+/// The hand-worked graph of `hand_worked_graph` and `hand_worked_bounds`.
+fn hand_graph() -> Vec<Vec<f64>> {
+    graph(
         7,
         &[
             (0, 1, 2.0),
@@ -58,7 +55,15 @@ fn hand_worked_graph() {
             (6, 3, 5.0),
             (4, 5, 10.0),
         ],
-    );
+    )
+}
+
+#[test]
+fn hand_worked_graph() {
+    // Edges: 0–1:2, 1–2:3, 2–3:4, 4–1:1, 5–6:1, 6–3:5, 4–5:10. Landmark: node 3.
+    // Shortest paths to 3: 0→1→2→3 (9), 4→1→2→3 (8), 5→6→3 (6), 1→2→3 (7).
+    // Milestones: 0: {1:2, 2:5, 3:9}; 4: {1:1, 2:4, 3:8}; 5: {6:1, 3:6}; 1: {2:3, 3:7}.
+    let w = hand_graph();
     let (est, d) = estimator(&w, &[3]);
     assert_eq!(est.milestones(0), &[(0, 0.0), (1, 2.0), (2, 5.0), (3, 9.0)]);
     // est(0,4) = min(2+1, 5+4, 9+8) = 3 via milestone 1, which lies on the true path 0–1–4 (3): exact.
@@ -141,18 +146,7 @@ fn hand_worked_bounds() {
     // lower(0,5) = |9 − 6| = 3, upper = 15; the true RTT 13 lies between.
     // 0 and 4 (4: {4:0, 1:1, 2:4, 3:8}) share 1, 2, 3: lower = max(|2−1|, |5−4|, |9−8|) = 1,
     // upper = min(3, 9, 17) = 3 = the true distance.
-    let w = graph(
-        7,
-        &[
-            (0, 1, 2.0),
-            (1, 2, 3.0),
-            (2, 3, 4.0),
-            (4, 1, 1.0),
-            (5, 6, 1.0),
-            (6, 3, 5.0),
-            (4, 5, 10.0),
-        ],
-    );
+    let w = hand_graph();
     let (est, d) = estimator(&w, &[3]);
     let b = est.bounds(0, 5).unwrap();
     assert_eq!((b.lower, b.upper, b.common), (3.0, 15.0, 1));

@@ -207,14 +207,9 @@ impl Measure {
         for (n, ps) in players.iter().enumerate() {
             self.scratch.clear();
             for &(p, half) in ps {
-                let Some(me) = objs.get(p as usize).filter(|o| o.id == u64::from(p)) else {
+                let Some((lo, hi)) = aoi(objs, p, half) else {
                     continue;
                 };
-                let c = me.pos;
-                let (lo, hi) = (
-                    [c[0] - half[0], c[1] - half[1]],
-                    [c[0] + half[0], c[1] + half[1]],
-                );
                 let scratch = &mut self.scratch;
                 let cur = &mut self.player_cur;
                 cur.clear();
@@ -224,7 +219,7 @@ impl Measure {
                         && o.pos[0] <= hi[0]
                         && o.pos[1] >= lo[1]
                         && o.pos[1] <= hi[1];
-                    if inside && o.id != me.id {
+                    if inside && o.id != u64::from(p) {
                         cur.push(o.id);
                     }
                     if inside && node_of(o.owner) != n {
@@ -323,18 +318,13 @@ impl Measure {
             // Client-server: per player, the changes of the other objects in its area.
             for ps in players {
                 for &(p, half) in ps {
-                    let Some(me) = objs.get(p as usize).filter(|o| o.id == u64::from(p)) else {
+                    let Some((lo, hi)) = aoi(objs, p, half) else {
                         continue;
                     };
-                    let c = me.pos;
-                    let (lo, hi) = (
-                        [c[0] - half[0], c[1] - half[1]],
-                        [c[0] + half[0], c[1] + half[1]],
-                    );
                     let mut bytes = 0;
                     self.grid.query(lo, hi, |i| {
                         let o = &objs[i as usize];
-                        if o.id != me.id
+                        if o.id != u64::from(p)
                             && changed[i as usize]
                             && o.pos[0] >= lo[0]
                             && o.pos[0] <= hi[0]
@@ -349,6 +339,16 @@ impl Measure {
             }
         }
     }
+}
+
+/// Player `p`'s area of interest (half-widths `half` around its position) as (low, high)
+/// corners; `None` when the player is not in the frame's objects.
+fn aoi(objs: &[Obj], p: u32, half: [f64; 2]) -> Option<([f64; 2], [f64; 2])> {
+    let c = objs.get(p as usize).filter(|o| o.id == u64::from(p))?.pos;
+    Some((
+        [c[0] - half[0], c[1] - half[1]],
+        [c[0] + half[0], c[1] + half[1]],
+    ))
 }
 
 /// Index of a kind in the per-kind arrays.
