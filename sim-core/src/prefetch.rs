@@ -54,6 +54,12 @@ impl Prefetcher {
     }
 }
 
+/// Ask the CPU to start loading the cache line holding `*x` (one line only).
+#[inline(always)]
+pub(crate) fn prefetch_one<T>(x: &T) {
+    prefetch_line((x as *const T).cast::<u8>());
+}
+
 #[inline(always)]
 fn prefetch_line(p: *const u8) {
     #[cfg(target_arch = "x86_64")]

@@ -258,17 +258,20 @@ impl<N: Node> Simulation<N> {
             Some(Event::Timer { node, tag, .. }) => {
                 if let Some(slot) = self.slots.get(*node as usize) {
                     slot.node.prefetch_state(&prefetch::Prefetcher::new());
-                    if let Some(peer) = slot.node.timer_peer_hint(*tag)
-                        && let Some(peer) = self.slots.get(peer as usize)
+                    if let Some(id) = slot.node.timer_peer_hint(*tag)
+                        && let Some(peer) = self.slots.get(id as usize)
                     {
                         prefetch::prefetch(peer);
+                        self.sched.net.latency_model().prefetch_route(*node, id);
                     }
                 }
             }
-            Some(Event::Msg { to, .. }) => {
+            Some(Event::Msg { from, to, .. }) => {
                 if let Some(slot) = self.slots.get(*to as usize) {
                     slot.node.prefetch_state(&prefetch::Prefetcher::new());
                 }
+                // Most messages are answered: start loading the latency of the reply.
+                self.sched.net.latency_model().prefetch_route(*to, *from);
             }
             _ => {}
         }

@@ -89,11 +89,109 @@ pub struct Bucket {
 /// into the gaps on either side — a gap between two samples is split in proportion to their
 /// average spans. A bucket's node count is its length divided by its sample's average span, and
 /// `n̂` is the sum of the counts.
+///
+/// Every node rebuilds its histogram twice a second from a few hundred samples, so the
+/// buckets are kept in 24 bytes each (a length of `2^64` stored as 0) and the sorting space is
+/// one buffer per thread, not one per node: a build then touches a third of the memory it
+/// would with a bucket per [`Bucket`] and a buffer per node.
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
-    buckets: Vec<Bucket>,
+    buckets: Vec<Packed>,
     n_hat: f64,
-    scratch: Vec<(Value, Value, f64)>,
+}
+
+/// A [`Bucket`] as stored: `len` is the length modulo `2^64` (0 for the whole space).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Packed {
+    lo: Value,
+    len: u64,
+    count: f64,
+}
+
+impl Packed {
+    #[inline]
+    fn len(self) -> u128 {
+        match self.len {
+            0 => SPACE,
+            l => u128::from(l),
+        }
+    }
+}
+
+/// A sample as the histogram build sorts it: (range start, range end, average span).
+type Point = (Value, Value, f64);
+
+/// The working space of [`Histogram::build`], shared by every histogram of the thread.
+#[derive(Default)]
+struct Scratch {
+    /// The samples being sorted.
+    points: Vec<Point>,
+    /// Where [`sort_by_start`] distributes them.
+    spare: Vec<Point>,
+    /// Its bucket counts.
+    counts: Vec<u32>,
+}
+
+std::thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// Sorts `v` by range start, in the order `sort_unstable_by_key` gives when the starts are
+/// distinct (the only order then): a distribution on the top bits of the start into about
+/// one bucket per sample, then an insertion sort of the nearly sorted result. Starts spread
+/// round the ring leave a bucket or two per sample, so this is linear where a comparison
+/// sort is not; when many starts share a bucket (over 16 in one), the comparison sort runs
+/// instead.
+fn sort_by_start(v: &mut Vec<Point>, spare: &mut Vec<Point>, counts: &mut Vec<u32>) {
+    let m = v.len();
+    if m < 32 {
+        v.sort_unstable_by_key(|a| a.0);
+        return;
+    }
+    let bits = m.next_power_of_two().trailing_zeros();
+    let shift = 64 - bits;
+    counts.clear();
+    counts.resize((1 << bits) + 1, 0);
+    for p in v.iter() {
+        counts[(p.0 >> shift) as usize + 1] += 1;
+    }
+    let mut crowded = false;
+    for b in 1..counts.len() {
+        crowded |= counts[b] > 16;
+        counts[b] += counts[b - 1];
+    }
+    if crowded {
+        v.sort_unstable_by_key(|a| a.0);
+        return;
+    }
+    spare.clear();
+    spare.resize(m, (0, 0, 0.0));
+    for &p in v.iter() {
+        let b = (p.0 >> shift) as usize;
+        spare[counts[b] as usize] = p;
+        counts[b] += 1;
+    }
+    // Only samples of one bucket can be out of order now.
+    for i in 1..m {
+        let x = spare[i];
+        let mut j = i;
+        while j > 0 && spare[j - 1].0 > x.0 {
+            spare[j] = spare[j - 1];
+            j -= 1;
+        }
+        spare[j] = x;
+    }
+    std::mem::swap(v, spare);
+}
+
+/// Copies the usable samples (finite positive span) into `scratch`.
+fn collect<I: Iterator<Item = (Interval, f64)>>(scratch: &mut Vec<Point>, samples: I) {
+    scratch.clear();
+    for (r, s) in samples {
+        if s.is_finite() && s > 0.0 {
+            scratch.push((r.lo, r.hi, s));
+        }
+    }
 }
 
 /// `x as f64` (round to nearest) through the cheaper `u64` conversion when `x` fits: both
@@ -114,9 +212,12 @@ impl Histogram {
     }
 
     /// The buckets in value order starting at the smallest start.
-    #[must_use]
-    pub fn buckets(&self) -> &[Bucket] {
-        &self.buckets
+    pub fn buckets(&self) -> impl ExactSizeIterator<Item = Bucket> + '_ {
+        self.buckets.iter().map(|b| Bucket {
+            lo: b.lo,
+            len: b.len(),
+            count: b.count,
+        })
     }
 
     /// Rebuilds from `samples` (`(range, average span)`; non-positive spans are ignored).
@@ -126,28 +227,46 @@ impl Histogram {
         I: IntoIterator<Item = (Interval, f64)>,
         I::IntoIter: Clone,
     {
+        SCRATCH.with_borrow_mut(|s| {
+            let Scratch {
+                points,
+                spare,
+                counts,
+            } = s;
+            self.build_with(points, spare, counts, samples.into_iter());
+        });
+    }
+
+    fn build_with<I>(
+        &mut self,
+        scratch: &mut Vec<Point>,
+        spare: &mut Vec<Point>,
+        counts: &mut Vec<u32>,
+        samples: I,
+    ) where
+        I: Iterator<Item = (Interval, f64)> + Clone,
+    {
         self.buckets.clear();
-        let samples = samples.into_iter();
-        self.collect(samples.clone());
-        // Sort by start. With distinct starts every sort gives the same order, so the
-        // unstable sort (no allocation) is used; on equal starts the samples are collected
-        // again and sorted stably, so that the first of them is kept.
-        self.scratch.sort_unstable_by_key(|a| a.0);
-        if self.scratch.windows(2).any(|w| w[0].0 == w[1].0) {
-            self.collect(samples);
-            self.scratch.sort_by_key(|a| a.0);
-            self.scratch.dedup_by_key(|a| a.0);
+        collect(scratch, samples.clone());
+        // Sort by start. With distinct starts every sort gives the same order, so an
+        // unstable one is used; on equal starts the samples are collected again and sorted
+        // stably, so that the first of them is kept.
+        sort_by_start(scratch, spare, counts);
+        if scratch.windows(2).any(|w| w[0].0 == w[1].0) {
+            collect(scratch, samples);
+            scratch.sort_by_key(|a| a.0);
+            scratch.dedup_by_key(|a| a.0);
         }
-        let m = self.scratch.len();
+        let m = scratch.len();
         if m == 0 {
             self.n_hat = 0.0;
             return;
         }
         if m == 1 {
-            let (lo, _, s) = self.scratch[0];
-            self.buckets.push(Bucket {
+            let (lo, _, s) = scratch[0];
+            self.buckets.push(Packed {
                 lo,
-                len: SPACE,
+                len: 0,
                 count: SPACE as f64 / s,
             });
             self.n_hat = SPACE as f64 / s;
@@ -155,15 +274,15 @@ impl Histogram {
         }
         // Trim overlaps: a range may not run into the next sample's start.
         for i in 0..m {
-            let next_lo = self.scratch[(i + 1) % m].0;
-            let (lo, hi, _) = self.scratch[i];
+            let next_lo = scratch[(i + 1) % m].0;
+            let (lo, hi, _) = scratch[i];
             let r = Interval::new(lo, hi);
             if r.contains(next_lo) && next_lo != lo {
-                self.scratch[i].1 = next_lo.wrapping_sub(1);
+                scratch[i].1 = next_lo.wrapping_sub(1);
             }
         }
         // Boundary after sample i: inside the gap to sample i+1, split by the spans.
-        let boundary = |sc: &[(Value, Value, f64)], i: usize| -> Value {
+        let boundary = |sc: &[Point], i: usize| -> Value {
             let (_, hi, s) = sc[i];
             let (nlo, _, ns) = sc[(i + 1) % m];
             let gap_start = hi.wrapping_add(1);
@@ -171,19 +290,16 @@ impl Histogram {
             gap_start.wrapping_add((gap as f64 * (s / (s + ns))) as u64)
         };
         let mut total = 0.0;
-        let mut prev = boundary(&self.scratch, m - 1);
+        let mut prev = boundary(scratch, m - 1);
         for i in 0..m {
-            let b = boundary(&self.scratch, i);
-            let len = match b.wrapping_sub(prev) {
-                0 => SPACE,
-                l => u128::from(l),
-            };
-            let count = u128_f64(len) / self.scratch[i].2;
-            self.buckets.push(Bucket {
+            let b = boundary(scratch, i);
+            let bucket = Packed {
                 lo: prev,
-                len,
-                count,
-            });
+                len: b.wrapping_sub(prev),
+                count: 0.0,
+            };
+            let count = u128_f64(bucket.len()) / scratch[i].2;
+            self.buckets.push(Packed { count, ..bucket });
             total += count;
             prev = b;
         }
@@ -201,15 +317,6 @@ impl Histogram {
             self.buckets.sort_by_key(|b| b.lo);
         }
         self.n_hat = total;
-    }
-
-    fn collect<I: Iterator<Item = (Interval, f64)>>(&mut self, samples: I) {
-        self.scratch.clear();
-        for (r, s) in samples {
-            if s.is_finite() && s > 0.0 {
-                self.scratch.push((r.lo, r.hi, s));
-            }
-        }
     }
 
     fn bucket_of(&self, v: Value) -> usize {
@@ -244,6 +351,11 @@ impl Histogram {
         }
         for _ in 0..=2 * m {
             let bk = self.buckets[b];
+            let bk = Bucket {
+                lo: bk.lo,
+                len: bk.len(),
+                count: bk.count,
+            };
             let left_frac = 1.0 - (offset as f64 / bk.len as f64);
             let avail = bk.count * left_frac.max(0.0);
             if remaining <= avail || bk.count <= 0.0 {
@@ -269,14 +381,15 @@ impl Histogram {
 /// time minus the age it arrived with).
 ///
 /// Stored as parallel arrays, so that the scans that run every few hundred milliseconds
-/// (expiry over creation times, look-up by address) touch 8 or 4 bytes per sample instead of
-/// the whole sample.
+/// (expiry over creation times, look-up by address, the histogram build over ranges and
+/// values) touch only the 8, 4 or 24 bytes per sample they read.
 #[derive(Clone, Debug, Default)]
 pub struct SampleSet {
-    samples: Vec<Sample>,
-    /// `created[i]`: creation time of `samples[i]`.
+    /// `points[i]`: range and value of sample `i`.
+    points: Vec<(Interval, f64)>,
+    /// `created[i]`: creation time of sample `i`.
     created: Vec<u64>,
-    /// `addrs[i] == samples[i].peer.addr`.
+    /// `addrs[i]`: the node sample `i` describes.
     addrs: Vec<Addr>,
     /// A lower bound on the creation times held (exact after each expiry scan): while
     /// `now - oldest < life` nothing can expire and the scan is skipped.
@@ -292,21 +405,21 @@ impl SampleSet {
     /// a sample older than the one held is ignored).
     pub fn put(&mut self, s: Sample, now: u64) {
         let created = now.saturating_sub(s.age);
-        let s = Sample { age: 0, ..s };
+        let point = (s.peer.range, s.value);
         if let Some(i) = self.addrs.iter().position(|&a| a == s.peer.addr) {
             if created >= self.created[i] {
-                let old = &mut self.samples[i];
-                if old.peer != s.peer || old.value.to_bits() != s.value.to_bits() {
-                    *old = s;
+                let old = &mut self.points[i];
+                if old.0 != point.0 || old.1.to_bits() != point.1.to_bits() {
+                    *old = point;
                     self.version += 1;
                 }
                 self.created[i] = created;
             }
         } else {
-            if self.samples.is_empty() || created < self.oldest {
+            if self.points.is_empty() || created < self.oldest {
                 self.oldest = created;
             }
-            self.samples.push(s);
+            self.points.push(point);
             self.created.push(created);
             self.addrs.push(s.peer.addr);
             self.version += 1;
@@ -317,20 +430,20 @@ impl SampleSet {
     /// in step. Only the arrays from the first dropped sample on are moved (and the creation
     /// times read): an expiry usually drops a few samples in the middle of a few hundred.
     fn retain(&mut self, keep: impl Fn(u64, Addr) -> bool) {
-        let n = self.samples.len();
+        let n = self.points.len();
         let Some(first) = (0..n).find(|&i| !keep(self.created[i], self.addrs[i])) else {
             return;
         };
         let mut j = first;
         for i in first + 1..n {
             if keep(self.created[i], self.addrs[i]) {
-                self.samples[j] = self.samples[i];
+                self.points[j] = self.points[i];
                 self.created[j] = self.created[i];
                 self.addrs[j] = self.addrs[i];
                 j += 1;
             }
         }
-        self.samples.truncate(j);
+        self.points.truncate(j);
         self.created.truncate(j);
         self.addrs.truncate(j);
         self.version += 1;
@@ -358,33 +471,44 @@ impl SampleSet {
         self.version
     }
 
-    /// The samples (arrival order).
-    pub fn iter(&self) -> impl Iterator<Item = &Sample> + Clone + '_ {
-        self.samples.iter()
+    /// The samples (arrival order), with age 0.
+    pub fn iter(&self) -> impl Iterator<Item = Sample> + Clone + '_ {
+        self.points
+            .iter()
+            .zip(&self.addrs)
+            .map(|(&(range, value), &addr)| Sample {
+                peer: Peer { addr, range },
+                value,
+                age: 0,
+            })
+    }
+
+    /// The ranges and values of the samples (arrival order): what the histogram reads.
+    pub fn points(&self) -> impl Iterator<Item = (Interval, f64)> + Clone + '_ {
+        self.points.iter().copied()
     }
 
     /// Number of samples.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.samples.len()
+        self.points.len()
     }
 
     /// Whether empty.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.samples.is_empty()
+        self.points.is_empty()
     }
 
     /// The `k` most recently stored samples, each with its age at `now`.
     pub fn recent(&self, k: usize, now: u64) -> impl Iterator<Item = Sample> + '_ {
-        let skip = self.samples.len().saturating_sub(k);
-        self.samples
-            .iter()
+        let skip = self.points.len().saturating_sub(k);
+        self.iter()
             .zip(&self.created)
             .skip(skip)
             .map(move |(s, &c)| Sample {
                 age: now.saturating_sub(c),
-                ..*s
+                ..s
             })
     }
 }
@@ -443,5 +567,58 @@ impl LocalView {
     /// Forgets everything (range moved).
     pub fn clear(&mut self) {
         self.points.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn check(mut keys: Vec<u64>) -> Result<(), TestCaseError> {
+        keys.sort_unstable();
+        keys.dedup();
+        // A scrambled order, each start with a distinct span to follow it.
+        let mut v: Vec<Point> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, k ^ 1, i as f64))
+            .collect();
+        v.reverse();
+        let n = v.len();
+        v.rotate_left(n / 3);
+        let mut want = v.clone();
+        want.sort_unstable_by_key(|a| a.0);
+        let (mut spare, mut counts) = (Vec::new(), Vec::new());
+        sort_by_start(&mut v, &mut spare, &mut counts);
+        prop_assert_eq!(
+            v.iter()
+                .map(|p| (p.0, p.1, p.2.to_bits()))
+                .collect::<Vec<_>>(),
+            want.iter()
+                .map(|p| (p.0, p.1, p.2.to_bits()))
+                .collect::<Vec<_>>()
+        );
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Starts spread over the ring (the distribution path).
+        #[test]
+        fn sort_by_start_sorts_spread_starts(keys in prop::collection::vec(any::<u64>(), 0..700)) {
+            check(keys)?;
+        }
+
+        /// Starts crowded into a narrow arc (the comparison-sort fallback) or a few buckets.
+        #[test]
+        fn sort_by_start_sorts_crowded_starts(
+            base in any::<u64>(),
+            width in 1u64..100_000,
+            offs in prop::collection::vec(any::<u64>(), 0..700),
+        ) {
+            check(offs.into_iter().map(|o| base.wrapping_add(o % width)).collect())?;
+        }
     }
 }

@@ -447,7 +447,7 @@ impl<P: Payload> MercuryNode<P> {
             return;
         }
         self.hist_inputs = Some(inputs);
-        let samples = self.nc_samples.iter().map(|s| (s.peer.range, s.value));
+        let samples = self.nc_samples.points();
         self.hist.build(samples.chain(std::iter::once(own)));
         if self.hist.n_hat() > 0.0 {
             self.n_hat = self.hist.n_hat();

@@ -13,7 +13,6 @@ fn hist(samples: &[(Interval, f64)]) -> (Vec<(u64, u128, u64)>, u64) {
     h.build(samples.iter().copied());
     let b = h
         .buckets()
-        .iter()
         .map(|b| (b.lo, b.len, b.count.to_bits()))
         .collect();
     (b, h.n_hat().to_bits())
