@@ -39,7 +39,9 @@ fn batch_mode_prints_increasing_progress_and_outputs_do_not_change() {
             String::from_utf8_lossy(&o.stderr).into_owned(),
         )
     };
-    let (stdout, stderr) = run("on", &["--progress-every", "1"]);
+    // Every 0.2 s, so that even a fast host (the run takes about 2 s on ours when idle)
+    // prints several lines.
+    let (stdout, stderr) = run("on", &["--progress-every", "0.2"]);
     let shown: Vec<f64> = stderr.lines().filter_map(percent).collect();
     assert!(
         shown.len() >= 3,
