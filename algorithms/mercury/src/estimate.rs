@@ -118,6 +118,17 @@ impl Packed {
     }
 }
 
+impl From<Packed> for Bucket {
+    #[inline]
+    fn from(b: Packed) -> Self {
+        Bucket {
+            lo: b.lo,
+            len: b.len(),
+            count: b.count,
+        }
+    }
+}
+
 /// A sample as the histogram build sorts it: (range start, range end, average span).
 type Point = (Value, Value, f64);
 
@@ -213,11 +224,7 @@ impl Histogram {
 
     /// The buckets in value order starting at the smallest start.
     pub fn buckets(&self) -> impl ExactSizeIterator<Item = Bucket> + '_ {
-        self.buckets.iter().map(|b| Bucket {
-            lo: b.lo,
-            len: b.len(),
-            count: b.count,
-        })
+        self.buckets.iter().map(|&b| Bucket::from(b))
     }
 
     /// Rebuilds from `samples` (`(range, average span)`; non-positive spans are ignored).
@@ -350,12 +357,7 @@ impl Histogram {
             offset = 0;
         }
         for _ in 0..=2 * m {
-            let bk = self.buckets[b];
-            let bk = Bucket {
-                lo: bk.lo,
-                len: bk.len(),
-                count: bk.count,
-            };
+            let bk = Bucket::from(self.buckets[b]);
             let left_frac = 1.0 - (offset as f64 / bk.len as f64);
             let avail = bk.count * left_frac.max(0.0);
             if remaining <= avail || bk.count <= 0.0 {
