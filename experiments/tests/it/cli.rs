@@ -15,7 +15,8 @@ fn workspace() -> &'static Path {
 
 #[test]
 fn topo_gen_with_brite_seeds_reproduces_brite_byte_for_byte() {
-    let d = crate::runner::tmp("topo");
+    let tmp = crate::scratch("topo");
+    let d = tmp.path();
     let out = d.join("w200.brite");
     let st = mmvesim()
         .args([
@@ -59,7 +60,8 @@ fn topo_inspect_reads_brite_and_matrices() {
 
 #[test]
 fn bad_matrix_file_fails_with_file_line_and_column() {
-    let d = crate::runner::tmp("badmatrix");
+    let tmp = crate::scratch("badmatrix");
+    let d = tmp.path();
     let f = d.join("m.tsv");
     std::fs::write(&f, "0\t1\t2\n1\t0\n2\t1\t0\n").unwrap();
     let o = mmvesim()
@@ -74,7 +76,8 @@ fn bad_matrix_file_fails_with_file_line_and_column() {
 
 #[test]
 fn run_writes_tables_manifest_and_plots() {
-    let d = crate::runner::tmp("cli-run");
+    let tmp = crate::scratch("cli-run");
+    let d = tmp.path();
     let f = d.join("tiny.toml");
     std::fs::write(
         &f,
@@ -176,7 +179,8 @@ fn topo_inspect_rejects_bad_side_ms() {
 
 #[test]
 fn topo_gen_impossible_heavy_tailed_placement_fails_fast() {
-    let d = crate::runner::tmp("ht-gen");
+    let tmp = crate::scratch("ht-gen");
+    let d = tmp.path();
     let out = d.join("x.brite");
     let mut a = os(&[
         "topo",
@@ -197,7 +201,8 @@ fn topo_gen_impossible_heavy_tailed_placement_fails_fast() {
 
 #[test]
 fn run_with_impossible_heavy_tailed_topology_fails_fast() {
-    let d = crate::runner::tmp("ht-run");
+    let tmp = crate::scratch("ht-run");
+    let d = tmp.path();
     let f = d.join("ht.toml");
     std::fs::write(
         &f,
@@ -214,7 +219,8 @@ fn run_with_impossible_heavy_tailed_topology_fails_fast() {
 
 #[test]
 fn topo_gen_numeric_options_are_range_checked() {
-    let d = crate::runner::tmp("gen-ranges");
+    let tmp = crate::scratch("gen-ranges");
+    let d = tmp.path();
     let out = d.join("y.brite");
     let cases: &[(&[&str], &str)] = &[
         (&["--ls", "0"], "--ls must be in 1..=1000"),
@@ -285,13 +291,14 @@ fn topo_inspect_output_is_plain_words() {
 
 #[test]
 fn topo_inspect_file_errors_say_what_happened_once() {
-    let d = crate::runner::tmp("inspect-io");
+    let tmp = crate::scratch("inspect-io");
+    let d = tmp.path();
     let absent = d.join("absent.tsv");
     let mut a = os(&["topo", "inspect"]);
     a.push(absent.clone().into());
     assert_clean_failure(&a, &[&format!("{}: no such file\n", absent.display())]);
     let mut a = os(&["topo", "inspect"]);
-    a.push(d.clone().into());
+    a.push(d.into());
     assert_clean_failure(
         &a,
         &[&format!("{}: is a directory, not a file\n", d.display())],

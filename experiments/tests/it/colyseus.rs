@@ -16,7 +16,7 @@ use experiments::nodes::colyseus::{ColyseusApp, Overlay};
 use experiments::nodes::mercury::Host;
 use sim_core::{ConstantLatency, Network, SimConfig, SimTime, Simulation};
 
-use crate::tables::{fresh_dir, num, read, run_text};
+use crate::tables::{num, read, run_text};
 
 type H = Host<Overlay, ColyseusApp<Rc<RefCell<Recorder>>>>;
 
@@ -200,7 +200,8 @@ measure_to_s = 10.0
 
 #[test]
 fn experiment_is_deterministic_and_sane() {
-    let (a, b) = (fresh_dir("coly-1"), fresh_dir("coly-2"));
+    let tmp = crate::scratch("coly");
+    let (a, b) = (tmp.path().join("coly-1"), tmp.path().join("coly-2"));
     run_text("tiny-colyseus.toml", TINY, &a, 1);
     run_text("tiny-colyseus.toml", TINY, &b, 2);
     for t in ["summary", "nodes", "latency", "missing_counts", "distance"] {
@@ -230,8 +231,6 @@ fn experiment_is_deterministic_and_sane() {
             assert_eq!(get(loc, game, "dht_ops_refused"), 0.0);
         }
     }
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }
 
 #[test]

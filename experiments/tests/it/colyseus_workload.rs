@@ -3,7 +3,7 @@
 //! Zipf-like, CSVs are byte-identical whatever the thread count, bad parameters are reported
 //! with file, line and key.
 
-use crate::tables::{fresh_dir, num, read, run_text};
+use crate::tables::{num, read, run_text};
 use std::path::Path;
 
 /// The defaults (the calibrated game), 4 games of 4 simulated minutes.
@@ -32,7 +32,8 @@ duration_s = 30.0
 
 #[test]
 fn calibrated_defaults_match_the_papers_path_length_statistics() {
-    let dir = fresh_dir("colyseus-workload-defaults");
+    let tmp = crate::scratch("colyseus-workload-defaults");
+    let dir = tmp.path().join("out");
     run_text("defaults.toml", DEFAULTS, &dir, 2);
     let s = &read(&dir, "summary")[0];
     for (k, paper) in [("mean", 14.8), ("sd", 3.6), ("median", 15.0), ("p95", 20.0)] {
@@ -55,15 +56,12 @@ fn calibrated_defaults_match_the_papers_path_length_statistics() {
     // The bots fight and fire.
     assert!(num(s, "fights_per_player_min") > 0.1);
     assert!(num(s, "missiles_per_player_s") > 0.01);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn csvs_are_identical_whatever_the_thread_count() {
-    let (a, b) = (
-        fresh_dir("colyseus-workload-j1"),
-        fresh_dir("colyseus-workload-j2"),
-    );
+    let tmp = crate::scratch("colyseus-workload-jobs");
+    let (a, b) = (tmp.path().join("j1"), tmp.path().join("j2"));
     run_text("tiny.toml", TINY, &a, 1);
     run_text("tiny.toml", TINY, &b, 2);
     for t in ["summary", "path_stats", "path_hist", "popularity"] {
@@ -80,8 +78,6 @@ fn csvs_are_identical_whatever_the_thread_count() {
             .sum::<f64>()
     };
     assert!(mean("1.5") > mean("1.0") * 1.2);
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }
 
 #[test]

@@ -146,7 +146,8 @@ impl Experiment for Echo {
 fn a_test_only_experiment_registers_without_the_binary_registry() {
     static ECHO: Echo = Echo;
     let reg = Registry::new().register(&ECHO);
-    let d = crate::runner::tmp("echo");
+    let tmp = crate::scratch("echo");
+    let d = tmp.path();
     let f = d.join("echo.toml");
     std::fs::write(
         &f,
@@ -183,7 +184,8 @@ fn a_test_only_experiment_registers_without_the_binary_registry() {
 
 #[test]
 fn plot_redraws_a_results_folder_whose_scenario_file_is_gone() {
-    let d = crate::runner::tmp("plot-no-scenario");
+    let tmp = crate::scratch("plot-no-scenario");
+    let d = tmp.path();
     let f = d.join("tiny.toml");
     std::fs::write(
         &f,
@@ -207,7 +209,7 @@ fn plot_redraws_a_results_folder_whose_scenario_file_is_gone() {
     let st = std::process::Command::new(env!("CARGO_BIN_EXE_mmvesim"))
         .arg("plot")
         .arg(&out)
-        .current_dir(&d)
+        .current_dir(d)
         .output()
         .unwrap();
     assert!(

@@ -4,13 +4,7 @@
 
 use experiments::runner::{self, RunOptions};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mmvesim-coresel-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
+use std::path::Path;
 
 fn run(text: &str, out: &Path) {
     let s = crate::parse(Path::new("/nonexistent/test.toml"), text).expect("valid scenario");
@@ -90,7 +84,8 @@ scatter_rows = 100
 
 #[test]
 fn fig6_outputs_are_deterministic_and_vivaldi_converges() {
-    let (a, b) = (tmp("f6a"), tmp("f6b"));
+    let tmp = crate::scratch("coresel-f6");
+    let (a, b) = (tmp.path().join("f6a"), tmp.path().join("f6b"));
     run(&fig6_text(), &a);
     run(&fig6_text(), &b);
     for t in ["errors", "cdf", "summary"] {
@@ -121,8 +116,6 @@ fn fig6_outputs_are_deterministic_and_vivaldi_converges() {
         under > -1e-2,
         "milestone estimate below the shortest path by {under} ms"
     );
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }
 
 #[test]
@@ -148,7 +141,8 @@ selection = ["k-median", "k-center"]
 k_max = 10
 "#
     );
-    let out = tmp("f7");
+    let tmp = crate::scratch("coresel-f7");
+    let out = tmp.path().join("out");
     run(&text, &out);
     let hits = csv(&out, "hit_ratio");
     assert_eq!(
@@ -169,7 +163,6 @@ k_max = 10
         1.0
     );
     assert!(summary_mean(&out, "netvigator", "median_abs_ecc_dre") < 1e-3);
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
@@ -187,7 +180,8 @@ sample_every = 50
 proxy_counts = [5, 79]
 "#
     );
-    let (a, b) = (tmp("f5a"), tmp("f5b"));
+    let tmp = crate::scratch("coresel-f5");
+    let (a, b) = (tmp.path().join("f5a"), tmp.path().join("f5b"));
     run(&text, &a);
     run(&text, &b);
     assert_eq!(
@@ -215,8 +209,6 @@ proxy_counts = [5, 79]
     assert!(all < random, "group center {all} vs random server {random}");
     // 10 samples per repetition and curve.
     assert_eq!(csv(&a, "diameter").len(), 2 * 4 * 10);
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }
 
 #[test]
@@ -272,7 +264,8 @@ k_max = 5
         data.display()
     );
     let s = crate::parse(Path::new("/nonexistent/test.toml"), &text).expect("valid scenario");
-    let (a, b) = (tmp("sea1"), tmp("sea2"));
+    let tmp = crate::scratch("coresel-sea");
+    let (a, b) = (tmp.path().join("sea1"), tmp.path().join("sea2"));
     for (out, jobs) in [(&a, 1), (&b, 2)] {
         runner::run(
             &*s,
@@ -306,6 +299,4 @@ k_max = 5
         assert!(hits.iter().any(|r| r["selection"] == rule));
     }
     assert!(hits.iter().all(|r| r["estimator"] != "netvigator"));
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }

@@ -3,10 +3,10 @@
 //! to the engine's own counts, churn handled, end hosts behind routers, byte-identical CSVs
 //! whatever the thread count, and bad parameters reported with file, line and key.
 
-use crate::tables::{fresh_dir, read, run_text};
+use crate::tables::{read, run_text};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use experiments::exp::dht::{self, Layout, Ring};
@@ -245,13 +245,10 @@ lookup_rate_hz = 0.5
 "params.ring" = ["mercury-sampled", "chord"]
 "#;
 
-fn tmp(tag: &str) -> PathBuf {
-    fresh_dir(&format!("dht-{tag}"))
-}
-
 #[test]
 fn lookup_experiment_answers_everything_and_is_deterministic() {
-    let (a, b) = (tmp("lookup-1"), tmp("lookup-2"));
+    let tmp = crate::scratch("dht-lookup");
+    let (a, b) = (tmp.path().join("lookup-1"), tmp.path().join("lookup-2"));
     run_text("tiny-lookup.toml", LOOKUP, &a, 1);
     run_text("tiny-lookup.toml", LOOKUP, &b, 2);
     for t in ["summary", "hops"] {
@@ -268,13 +265,12 @@ fn lookup_experiment_answers_everything_and_is_deterministic() {
         let h: f64 = r["hops_mean"].parse().unwrap();
         assert!(h > 1.0 && h < 8.0, "{r:?}");
     }
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }
 
 #[test]
 fn churn_experiment_is_deterministic_and_counts_churn() {
-    let (a, b) = (tmp("churn-1"), tmp("churn-2"));
+    let tmp = crate::scratch("dht-churn");
+    let (a, b) = (tmp.path().join("churn-1"), tmp.path().join("churn-2"));
     run_text("tiny-churn.toml", CHURN, &a, 1);
     run_text("tiny-churn.toml", CHURN, &b, 2);
     for t in ["summary", "timeseries"] {
@@ -296,8 +292,6 @@ fn churn_experiment_is_deterministic_and_counts_churn() {
         assert!(s > 0.3 && s <= 1.0, "{ring}: success {s}");
         assert!(get(ring, "issued") > 1000.0);
     }
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }
 
 /// End hosts behind routers: latency = access + router path + access, and the matrix

@@ -4,8 +4,8 @@
 //! links do lose messages (so the accounting can fail); two runs on 1 and 2 threads write
 //! byte-identical CSVs; bad parameters are reported with file, line and key.
 
-use crate::tables::{fresh_dir, num, read, run_text as run_named};
-use std::path::{Path, PathBuf};
+use crate::tables::{num, read, run_text as run_named};
+use std::path::Path;
 
 /// Two continents on a 120-node plane, one server each, one region toured between them every
 /// 20 s for half an hour (90 migrations per repetition), players sending every 2 s.
@@ -59,13 +59,10 @@ const TABLES: [&str; 10] = [
     "continents",
 ];
 
-fn tmp_dir(tag: &str) -> PathBuf {
-    fresh_dir(&format!("mig-{tag}"))
-}
-
 #[test]
 fn every_message_is_accounted_for_and_runs_are_deterministic() {
-    let a = tmp_dir("a");
+    let tmp = crate::scratch("mig");
+    let a = tmp.path().join("a");
     run_named("tiny-migration.toml", TINY, &a, 1);
     for t in TABLES {
         assert!(a.join(format!("{t}.csv")).exists(), "{t}.csv missing");
@@ -127,7 +124,7 @@ fn every_message_is_accounted_for_and_runs_are_deterministic() {
         );
     }
     // Determinism: the same scenario on two threads writes byte-identical CSVs.
-    let b = tmp_dir("b");
+    let b = tmp.path().join("b");
     run_named("tiny-migration.toml", TINY, &b, 2);
     for t in TABLES {
         let f = format!("{t}.csv");
@@ -137,8 +134,6 @@ fn every_message_is_accounted_for_and_runs_are_deterministic() {
             "{f} differs between --jobs 1 and --jobs 2"
         );
     }
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }
 
 #[test]
@@ -149,7 +144,8 @@ fn lossy_links_lose_messages_and_the_accounting_still_adds_up() {
             "ordering = \"reorder\"\nloss = 0.02",
         )
         .replace("repetitions = 2", "repetitions = 1");
-    let d = tmp_dir("loss");
+    let tmp = crate::scratch("mig-loss");
+    let d = tmp.path().join("out");
     run_named("tiny-migration.toml", &text, &d, 2);
     let mut lost = 0.0;
     for r in read(&d, "delivery") {
@@ -164,7 +160,6 @@ fn lossy_links_lose_messages_and_the_accounting_still_adds_up() {
         lost > 0.0,
         "2 % loss outside the guarantee must lose messages"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 fn err(text: &str) -> experiments::scenario::ScenarioError {

@@ -2,17 +2,9 @@
 
 use std::fs;
 use std::io::Cursor;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use experiments::plot::*;
-
-/// A fresh, empty scratch directory unique to this process and test.
-fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mmvesim-plot-{}-{tag}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Two algorithms x three client counts x three seeds, plus a `topo` facet column.
 fn write_metrics(dir: &Path) {
@@ -94,9 +86,10 @@ fn cdf_spec() -> PlotSpec {
 
 #[test]
 fn line_and_cdf_render_svg_and_png() {
-    let dir = scratch("line-cdf");
-    write_metrics(&dir);
-    let files = render_all(&dir, &[line_spec(), cdf_spec()]).unwrap();
+    let tmp = crate::scratch("plot-line-cdf");
+    let dir = tmp.path();
+    write_metrics(dir);
+    let files = render_all(dir, &[line_spec(), cdf_spec()]).unwrap();
     assert_eq!(
         files,
         [
@@ -134,19 +127,19 @@ fn line_and_cdf_render_svg_and_png() {
     }
     let line = fs::read_to_string(dir.join("plots/delay_line.svg")).unwrap();
     assert!(texts(&line).iter().any(|t| t == "delay_ms (mean ± s.e.)"));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn error_bars_are_drawn_for_every_aggregated_point() {
-    let dir = scratch("errbars");
-    write_metrics(&dir);
+    let tmp = crate::scratch("plot-errbars");
+    let dir = tmp.path();
+    write_metrics(dir);
     let count = |agg: Aggregate| {
         let spec = PlotSpec {
             aggregate: agg,
             ..line_spec()
         };
-        render(&dir, &spec).unwrap();
+        render(dir, &spec).unwrap();
         let svg = fs::read_to_string(dir.join("plots/delay_line.svg")).unwrap();
         // Polylines in the first two series colours (the axes and grid are grey/black).
         PALETTE[..2]
@@ -163,15 +156,15 @@ fn error_bars_are_drawn_for_every_aggregated_point() {
     // (+ the legend swatch line).
     assert_eq!(count(Aggregate::Mean), [2, 2]);
     assert_eq!(count(Aggregate::MeanWithStdErr), [2 + 9, 2 + 9]);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn numeric_series_order_and_single_point() {
-    let dir = scratch("numeric");
+    let tmp = crate::scratch("plot-numeric");
+    let dir = tmp.path();
     fs::write(dir.join("t.csv"), "k,x,y\n10,1,1\n5,1,2\n40,1,3\n").unwrap();
     let spec = PlotSpec::new("one", "t", PlotKind::Scatter, "x", "y").with_series("k");
-    render(&dir, &spec).unwrap();
+    render(dir, &spec).unwrap();
     let svg = fs::read_to_string(dir.join("plots/one.svg")).unwrap();
     let pos: Vec<usize> = ["k=5", "k=10", "k=40"]
         .iter()
@@ -185,51 +178,51 @@ fn numeric_series_order_and_single_point() {
     let spec = PlotSpec::new("single", "t", PlotKind::Line, "x", "y")
         .with_filter("k", "5")
         .with_log(true, true);
-    render(&dir, &spec).unwrap();
+    render(dir, &spec).unwrap();
     assert!(dir.join("plots/single.png").exists());
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn rendering_is_deterministic() {
-    let dir = scratch("determinism");
-    write_metrics(&dir);
+    let tmp = crate::scratch("plot-determinism");
+    let dir = tmp.path();
+    write_metrics(dir);
     let spec = line_spec().with_facet("topo");
     let spec = PlotSpec {
         filter: Vec::new(),
         ..spec
     };
-    render(&dir, &spec).unwrap();
+    render(dir, &spec).unwrap();
     let svg1 = fs::read(dir.join("plots/delay_line.svg")).unwrap();
     let png1 = fs::read(dir.join("plots/delay_line.png")).unwrap();
-    render(&dir, &spec).unwrap();
+    render(dir, &spec).unwrap();
     assert_eq!(svg1, fs::read(dir.join("plots/delay_line.svg")).unwrap());
     assert_eq!(png1, fs::read(dir.join("plots/delay_line.png")).unwrap());
     let svg = String::from_utf8(svg1).unwrap();
     assert!(text_pos(&svg, "topo=mesh").unwrap() < text_pos(&svg, "topo=ring").unwrap());
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn filter_removes_series_and_changes_output() {
-    let dir = scratch("filter");
-    write_metrics(&dir);
+    let tmp = crate::scratch("plot-filter");
+    let dir = tmp.path();
+    write_metrics(dir);
     let all = line_spec();
-    render(&dir, &all).unwrap();
+    render(dir, &all).unwrap();
     let svg_all = fs::read_to_string(dir.join("plots/delay_line.svg")).unwrap();
     let only_spd = line_spec().with_filter("algo", "spd");
-    render(&dir, &only_spd).unwrap();
+    render(dir, &only_spd).unwrap();
     let svg_spd = fs::read_to_string(dir.join("plots/delay_line.svg")).unwrap();
     assert!(text_pos(&svg_all, "algo=naive").is_some());
     assert!(text_pos(&svg_spd, "algo=naive").is_none());
     assert!(text_pos(&svg_spd, "algo=spd").is_some());
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bar_scatter_and_log_axes_render() {
-    let dir = scratch("bar");
-    write_metrics(&dir);
+    let tmp = crate::scratch("plot-bar");
+    let dir = tmp.path();
+    write_metrics(dir);
     let bar = PlotSpec::new("bars", "metrics", PlotKind::Bar, "topo", "delay_ms")
         .with_series("algo")
         .with_aggregate(Aggregate::MeanWithStdErr);
@@ -237,37 +230,37 @@ fn bar_scatter_and_log_axes_render() {
         .with_facet("algo")
         .with_log(true, true)
         .with_aggregate(Aggregate::Median);
-    let files = render_all(&dir, &[bar, scatter]).unwrap();
+    let files = render_all(dir, &[bar, scatter]).unwrap();
     assert_eq!(files.len(), 4);
     let bars = fs::read_to_string(&files[0]).unwrap();
     // Categories become tick labels.
     assert!(text_pos(&bars, "mesh").unwrap() < text_pos(&bars, "ring").unwrap());
     let scatter = fs::read_to_string(&files[2]).unwrap();
     assert!(text_pos(&scatter, "algo=naive").is_some() && text_pos(&scatter, "algo=spd").is_some());
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn missing_column_is_named() {
-    let dir = scratch("missing-col");
-    write_metrics(&dir);
+    let tmp = crate::scratch("plot-missing-col");
+    let dir = tmp.path();
+    write_metrics(dir);
     let spec = PlotSpec::new("bad", "metrics", PlotKind::Line, "n", "latency");
-    let err = format!("{:#}", render(&dir, &spec).unwrap_err());
+    let err = format!("{:#}", render(dir, &spec).unwrap_err());
     assert!(err.contains("'latency'"), "{err}");
     assert!(
         err.contains("delay_ms"),
         "available columns not listed: {err}"
     );
     assert!(!dir.join("plots/bad.svg").exists());
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn missing_table_and_no_data_errors() {
-    let dir = scratch("errors");
-    write_metrics(&dir);
+    let tmp = crate::scratch("plot-errors");
+    let dir = tmp.path();
+    write_metrics(dir);
     let spec = PlotSpec::new("x", "nope", PlotKind::Line, "n", "delay_ms");
-    let err = format!("{:#}", render(&dir, &spec).unwrap_err());
+    let err = format!("{:#}", render(dir, &spec).unwrap_err());
     assert!(
         err.contains("nope.csv") && err.contains("does not exist"),
         "{err}"
@@ -275,19 +268,18 @@ fn missing_table_and_no_data_errors() {
 
     let spec =
         PlotSpec::new("x", "metrics", PlotKind::Line, "n", "delay_ms").with_filter("algo", "zzz");
-    let err = format!("{:#}", render(&dir, &spec).unwrap_err());
+    let err = format!("{:#}", render(dir, &spec).unwrap_err());
     assert!(err.contains("no numeric data"), "{err}");
 
     fs::write(dir.join("text.csv"), "a,b\n1,\n2,NA\n").unwrap();
     let spec = PlotSpec::new("x", "text", PlotKind::Scatter, "a", "b");
-    let err = format!("{:#}", render(&dir, &spec).unwrap_err());
+    let err = format!("{:#}", render(dir, &spec).unwrap_err());
     assert!(err.contains("no numeric data"), "{err}");
 
     fs::write(dir.join("bad.csv"), "a,b\n1,2\n2,oops\n").unwrap();
     let spec = PlotSpec::new("x", "bad", PlotKind::Scatter, "a", "b");
-    let err = format!("{:#}", render(&dir, &spec).unwrap_err());
+    let err = format!("{:#}", render(dir, &spec).unwrap_err());
     assert!(err.contains("'oops'") && err.contains("'b'"), "{err}");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]

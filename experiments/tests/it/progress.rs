@@ -22,7 +22,8 @@ fn percent(line: &str) -> Option<f64> {
 
 #[test]
 fn batch_mode_prints_increasing_progress_and_outputs_do_not_change() {
-    let d = crate::runner::tmp("progress");
+    let tmp = crate::scratch("progress");
+    let d = tmp.path();
     let f = d.join("long.toml");
     std::fs::write(&f, LONG).unwrap();
     let run = |out: &str, extra: &[&str]| {

@@ -2,9 +2,9 @@
 //! ordered as the paper says they must be, the accuracy shares add up, the ground truth
 //! is consistent, and two runs give byte-identical CSVs.
 
-use crate::tables::{fresh_dir, num, read, run_text};
+use crate::tables::{num, read, run_text};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const TINY: &str = r#"
 experiment = "pruned-clocks"
@@ -39,17 +39,14 @@ const TABLES: [&str; 6] = [
     "hub_meeting",
 ];
 
-fn tmp_dir(tag: &str) -> PathBuf {
-    fresh_dir(&format!("pc-{tag}"))
-}
-
 fn run_tiny(out: &Path, jobs: usize) {
     run_text("tiny-pruned-clocks.toml", TINY, out, jobs);
 }
 
 #[test]
 fn tiny_world_tables_are_consistent_and_deterministic() {
-    let a = tmp_dir("a");
+    let tmp = crate::scratch("pc");
+    let a = tmp.path().join("a");
     run_tiny(&a, 1);
     for t in TABLES {
         assert!(a.join(format!("{t}.csv")).exists(), "{t}.csv missing");
@@ -219,7 +216,7 @@ fn tiny_world_tables_are_consistent_and_deterministic() {
     }
 
     // Determinism: a second run, on two threads, writes byte-identical CSVs.
-    let b = tmp_dir("b");
+    let b = tmp.path().join("b");
     run_tiny(&b, 2);
     for t in TABLES {
         let f = format!("{t}.csv");
@@ -229,8 +226,6 @@ fn tiny_world_tables_are_consistent_and_deterministic() {
             "{f} differs between runs"
         );
     }
-    let _ = std::fs::remove_dir_all(&a);
-    let _ = std::fs::remove_dir_all(&b);
 }
 
 #[test]
@@ -279,7 +274,8 @@ fn plots_cover_the_swept_settings() {
 /// comparer reading while X is still relevant to B.
 #[test]
 fn worked_example_through_the_cli() {
-    let out = tmp_dir("example");
+    let tmp = crate::scratch("pc-example");
+    let out = tmp.path().join("out");
     let scenario =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/pruned-clocks-example.toml");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_mmvesim"))
@@ -319,5 +315,4 @@ fn worked_example_through_the_cli() {
             ("ABXZ", "before", ""),
         ]
     );
-    let _ = std::fs::remove_dir_all(&out);
 }

@@ -106,7 +106,8 @@ fn data_files_and_every_sweep_point_are_checked_before_any_job() {
     );
     assert_eq!(e.key.as_deref(), Some("churn.stable_nodes"), "{e}");
     // An unparsable matrix file.
-    let d = crate::runner::tmp("bad-matrix");
+    let tmp = crate::scratch("bad-matrix");
+    let d = tmp.path();
     let m = d.join("m.tsv");
     std::fs::write(&m, "0 1 2\n1 0 x\n2 1 0\n").unwrap();
     let e = err(&format!(
@@ -134,7 +135,8 @@ fn data_files_and_every_sweep_point_are_checked_before_any_job() {
 
 #[test]
 fn a_results_folder_is_locked_and_never_mixes_scenarios() {
-    let d = crate::runner::tmp("out-reuse");
+    let tmp = crate::scratch("out-reuse");
+    let d = tmp.path();
     let a = d.join("a.toml");
     let b = d.join("b.toml");
     std::fs::write(
@@ -169,7 +171,8 @@ fn a_results_folder_is_locked_and_never_mixes_scenarios() {
 
 #[test]
 fn temporaries_of_killed_runs_are_removed() {
-    let d = crate::runner::tmp("leftovers");
+    let tmp = crate::scratch("leftovers");
+    let d = tmp.path();
     let f = d.join("s.toml");
     std::fs::write(
         &f,
@@ -186,7 +189,8 @@ fn temporaries_of_killed_runs_are_removed() {
 
 #[test]
 fn merge_and_plot_work_from_any_folder_with_shard_manifests() {
-    let d = crate::runner::tmp("merge-cwd");
+    let tmp = crate::scratch("merge-cwd");
+    let d = tmp.path();
     let f = d.join("s.toml");
     std::fs::write(
         &f,
@@ -256,13 +260,14 @@ fn error_text_names_the_key_and_the_place() {
     assert_eq!(e.key.as_deref(), Some("seed"), "{e}");
     assert!(!e.message.contains("i128"), "{e}");
     // Invalid UTF-8, with its place; a directory given as a scenario file.
-    let d = crate::runner::tmp("utf8");
+    let tmp = crate::scratch("utf8");
+    let d = tmp.path();
     let f = d.join("bad.toml");
     std::fs::write(&f, b"experiment = \"smoke\"\n# \xff\xfe\n").unwrap();
     let e = crate::load(&f).unwrap_err();
     assert_eq!(e.line, Some(2), "{e}");
     assert!(e.message.contains("UTF-8"), "{e}");
-    let e = crate::load(&d).unwrap_err();
+    let e = crate::load(d).unwrap_err();
     assert!(e.message.contains("is a directory"), "{e}");
     // A missing file is said once.
     let o = mmvesim()

@@ -3,14 +3,7 @@
 
 use experiments::experiment::Loaded;
 use experiments::runner::{self, RunOptions, Shard};
-use std::path::{Path, PathBuf};
-
-pub fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mmvesim-it-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use std::path::Path;
 
 /// A small smoke scenario: 40-node Waxman, jitter, loss, churn, a 2×1 sweep, 2 reps.
 pub const SMALL: &str = r#"
@@ -77,8 +70,9 @@ fn tables(out: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn same_scenario_same_bytes_whatever_the_thread_count() {
-    let d = tmp("threads");
-    let s = scenario(&d);
+    let tmp = crate::scratch("threads");
+    let d = tmp.path();
+    let s = scenario(d);
     assert_eq!(s.job_count(), 8);
     let a = run(&*s, &d.join("a"), 1, None);
     assert!(a.complete && a.ran == 8);
@@ -108,8 +102,9 @@ fn same_scenario_same_bytes_whatever_the_thread_count() {
 
 #[test]
 fn shards_merged_equal_the_unsharded_run() {
-    let d = tmp("shards");
-    let s = scenario(&d);
+    let tmp = crate::scratch("shards");
+    let d = tmp.path();
+    let s = scenario(d);
     run(&*s, &d.join("full"), 2, None);
     let mut dirs = Vec::new();
     for i in 1..=3 {
@@ -129,8 +124,9 @@ fn shards_merged_equal_the_unsharded_run() {
 
 #[test]
 fn interrupted_run_resumes_and_skips_finished_jobs() {
-    let d = tmp("resume");
-    let s = scenario(&d);
+    let tmp = crate::scratch("resume");
+    let d = tmp.path();
+    let s = scenario(d);
     let out = d.join("out");
     run(&*s, &out, 2, Some(Shard { index: 1, count: 2 }));
     let second = run(&*s, &out, 2, None);

@@ -99,7 +99,8 @@ fn ranges_expand_inclusively_and_print_cleanly() {
 
 #[test]
 fn cli_rejects_a_bad_scenario_with_a_located_message_and_nonzero_exit() {
-    let d = crate::runner::tmp("cli");
+    let tmp = crate::scratch("cli");
+    let d = tmp.path();
     let f = d.join("bad.toml");
     std::fs::write(&f, format!("{BASE}[network]\nloss = -0.5\n")).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mmvesim"))

@@ -148,7 +148,8 @@ fn sweep_with_shard_slurm_outside_slurm_fails_clearly() {
         c.env_remove(v);
     }
     c.env_remove("SLURM_JOB_ID");
-    let d = crate::runner::tmp("slurm-cli");
+    let tmp = crate::scratch("slurm-cli");
+    let d = tmp.path();
     let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap();

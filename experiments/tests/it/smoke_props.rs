@@ -81,7 +81,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
     #[test]
     fn every_message_is_accounted_for_and_threads_do_not_matter(text in scenario()) {
-        let d = crate::runner::tmp("smoke-props");
+        let tmp = crate::scratch("smoke-props");
+        let d = tmp.path();
         let s = crate::parse(&d.join("p.toml"), &text).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let run = |out: &str, jobs| {
             runner::run(&*s, &RunOptions {
@@ -122,6 +123,5 @@ proptest! {
         for (k, (sent, settled)) in per_job {
             prop_assert_eq!(sent, settled, "job {:?}", k);
         }
-        let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -55,8 +55,9 @@ fn run(s: &dyn Loaded, out: &Path, jobs: usize) {
 
 #[test]
 fn eval_tables_are_byte_identical_across_thread_counts_except_runtime() {
-    let d = crate::runner::tmp("spd-eval-threads");
-    let s = load(&d, "eval.toml", EVAL);
+    let tmp = crate::scratch("spd-eval-threads");
+    let d = tmp.path();
+    let s = load(d, "eval.toml", EVAL);
     assert_eq!(s.job_count(), 2);
     run(&*s, &d.join("one"), 1);
     run(&*s, &d.join("two"), 2);
@@ -80,8 +81,9 @@ fn eval_tables_are_byte_identical_across_thread_counts_except_runtime() {
 
 #[test]
 fn eval_results_respect_the_papers_invariants() {
-    let d = crate::runner::tmp("spd-eval-invariants");
-    let s = load(&d, "eval.toml", EVAL);
+    let tmp = crate::scratch("spd-eval-invariants");
+    let d = tmp.path();
+    let s = load(d, "eval.toml", EVAL);
     run(&*s, &d.join("out"), 2);
     let rows = read_csv(&d.join("out").join("results.csv"));
     // 2 networks × 6 f × 9 algorithms
@@ -196,9 +198,10 @@ fn eval_results_respect_the_papers_invariants() {
 
 #[test]
 fn k_best_is_skipped_beyond_its_limits_and_says_so() {
-    let d = crate::runner::tmp("spd-eval-skip");
+    let tmp = crate::scratch("spd-eval-skip");
+    let d = tmp.path();
     let text = EVAL.replace("k_best_p2p_max_pairs = 1e6", "k_best_p2p_max_servers = 5");
-    let s = load(&d, "eval.toml", &text);
+    let s = load(d, "eval.toml", &text);
     run(&*s, &d.join("out"), 2);
     let rows = read_csv(&d.join("out").join("results.csv"));
     let p2p: Vec<_> = rows.iter().filter(|r| r["algo"] == "k-best-p2p").collect();
@@ -216,14 +219,15 @@ fn k_best_is_skipped_beyond_its_limits_and_says_so() {
 
 #[test]
 fn ablation_params_select_algorithms_readings_and_the_below_gamma_check() {
-    let d = crate::runner::tmp("spd-eval-ablation");
+    let tmp = crate::scratch("spd-eval-ablation");
+    let d = tmp.path();
     let text = EVAL.replace(
         "k_best_p2p_max_pairs = 1e6",
         "k_best_p2p_max_pairs = 1e6\nfactors = [1.3]\nalgos = [\"spdp2p-h\", \"zizo\", \"spdvr-p2p\"]\n\
          below_gamma_factors = [0.9]\nzizo_moves = \"per-client\"\n\
          [sweep]\n\"params.spdcs_root\" = [\"all-roots\", \"matching-root\"]",
     );
-    let s = load(&d, "eval.toml", &text);
+    let s = load(d, "eval.toml", &text);
     assert_eq!(s.job_count(), 4);
     run(&*s, &d.join("out"), 2);
     let rows = read_csv(&d.join("out").join("results.csv"));
@@ -275,8 +279,9 @@ fn ablation_params_select_algorithms_readings_and_the_below_gamma_check() {
 
 #[test]
 fn gap_heuristics_are_never_better_than_brute_force_and_spdvr_cs_is_exact() {
-    let d = crate::runner::tmp("spd-gap");
-    let s = load(&d, "gap.toml", GAP);
+    let tmp = crate::scratch("spd-gap");
+    let d = tmp.path();
+    let s = load(d, "gap.toml", GAP);
     run(&*s, &d.join("out"), 2);
     let rows = read_csv(&d.join("out").join("gap.csv"));
     assert!(!rows.is_empty());
@@ -302,7 +307,8 @@ fn gap_heuristics_are_never_better_than_brute_force_and_spdvr_cs_is_exact() {
 
 #[test]
 fn bad_params_are_rejected_with_the_key() {
-    let d = crate::runner::tmp("spd-bad");
+    let tmp = crate::scratch("spd-bad");
+    let d = tmp.path();
     let f = d.join("bad.toml");
     std::fs::write(
         &f,
@@ -463,7 +469,8 @@ fn cli_solves_the_worked_example() {
 
 #[test]
 fn cli_rejects_bad_instances_naming_the_file() {
-    let d = crate::runner::tmp("spd-cli");
+    let tmp = crate::scratch("spd-cli");
+    let d = tmp.path();
     // server D unreachable (its links removed)
     let bad = d.join("disconnected.json");
     std::fs::write(

@@ -15,7 +15,8 @@ fn scenario() -> PathBuf {
 /// (`mmvesim run FILE --out DIR`, the command a reader types), read with a real CSV parser
 /// (the notes contain commas).
 fn run_example() -> BTreeMap<String, Vec<Row>> {
-    let d = crate::runner::tmp("spd-example");
+    let tmp = crate::scratch("spd-example");
+    let d = tmp.path();
     let s = crate::load(&scenario()).unwrap();
     assert_eq!(s.job_count(), 1);
     let out = mmvesim(&[

@@ -94,14 +94,15 @@ fn claims_line(claims: &[Row]) -> String {
 
 #[test]
 fn readme_computation_path_on_the_quick_variant() {
-    let d = crate::runner::tmp("spd-readme-quick");
+    let tmp = crate::scratch("spd-readme-quick");
+    let d = tmp.path();
     let s = experiments::exp::registry()
         .load_quick(&repo().join("scenarios/spd-eval.toml"))
         .unwrap();
     let sum = runner::run(
         &*s,
         &RunOptions {
-            out: Some(d.clone()),
+            out: Some(d.to_path_buf()),
             jobs: Some(2),
             shard: None,
             no_plots: true,

@@ -338,7 +338,8 @@ term_rows = true
 
 #[test]
 fn tables_are_byte_identical_across_thread_counts() {
-    let d = crate::runner::tmp("spd-sim-threads");
+    let tmp = crate::scratch("spd-sim-threads");
+    let d = tmp.path();
     let f = d.join("tiny.toml");
     std::fs::write(&f, TINY).unwrap();
     let s = crate::load(&f).unwrap();

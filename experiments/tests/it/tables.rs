@@ -1,19 +1,12 @@
-//! Helpers the experiment tests share: a fresh output folder, running scenario text, and
-//! reading result tables as rows keyed by column name.
+//! Helpers the experiment tests share: running scenario text, and reading result tables as rows
+//! keyed by column name.
 
 use experiments::runner::{RunOptions, run};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A result row: column name → cell text.
 pub type Row = BTreeMap<String, String>;
-
-/// `<temp>/mmvesim-<tag>-<pid>`, removed if a previous run left it (not created).
-pub fn fresh_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mmvesim-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 /// Parse scenario `text` (reported as file `name`) and run all its jobs into `out` with
 /// `jobs` threads, no plots and no progress display.

@@ -4,18 +4,17 @@
 //! delays, rewind reproducing the shooter's view, the perception filter's delay profile,
 //! exact clock sync without jitter), determinism across thread counts, and bad parameters.
 
-use crate::tables::{Row, fresh_dir, num, read};
+use crate::tables::{Row, num, read};
 use std::path::{Path, PathBuf};
+use tempfile::TempDir;
 
-fn tmp_dir(tag: &str) -> PathBuf {
-    fresh_dir(&format!("tl-{tag}"))
-}
-
-/// Run scenario `text` into a fresh folder with `jobs` threads.
-fn run_text(tag: &str, text: &str, jobs: usize) -> PathBuf {
-    let out = tmp_dir(tag);
+/// Run scenario `text` into a fresh folder with `jobs` threads: the folder's guard (keep it
+/// while reading) and the folder.
+fn run_text(tag: &str, text: &str, jobs: usize) -> (TempDir, PathBuf) {
+    let tmp = crate::scratch(&format!("tl-{tag}"));
+    let out = tmp.path().join("out");
     crate::tables::run_text(&format!("{tag}.toml"), text, &out, jobs);
-    out
+    (tmp, out)
 }
 
 /// The value of the unique row matching every `(column, value)` filter.
@@ -63,7 +62,7 @@ clock_interval_s = 0.0
 #[test]
 fn dead_reckoning_zero_latency_straight_lines_have_no_warp_and_no_error() {
     let text = dr(0.0, "", "") + STRAIGHT_WORLD;
-    let out = run_text("dr-zero", &text, 1);
+    let (_tmp, out) = run_text("dr-zero", &text, 1);
     let rows = read(&out, "error");
     for variant in [
         "lag-aware first",
@@ -95,7 +94,8 @@ fn dead_reckoning_zero_latency_straight_lines_have_no_warp_and_no_error() {
 fn dead_reckoning_lag_aware_beats_naive() {
     // Straight lines, 2 × 50 ms latency: lag-aware is exact, naive lags by speed × latency.
     let text = dr(50.0, "", "orders = [\"first\"]") + STRAIGHT_WORLD;
-    let rows = read(&run_text("dr-straight", &text, 1), "error");
+    let (_tmp, out) = run_text("dr-straight", &text, 1);
+    let rows = read(&out, "error");
     let mean = |v: &str| {
         value(
             &rows,
@@ -115,7 +115,8 @@ fn dead_reckoning_lag_aware_beats_naive() {
         "jitter_ms = { dist = \"exponential\", mean = 5.0 }",
         "",
     );
-    let rows = read(&run_text("dr-world", &text, 1), "error");
+    let (_tmp, out) = run_text("dr-world", &text, 1);
+    let rows = read(&out, "error");
     let mean = |v: &str| {
         value(
             &rows,
@@ -141,7 +142,8 @@ fn dead_reckoning_clock_error_shifts_lag_aware_error() {
         "",
         "orders = [\"first\"]\nclock_offset_ms = 50.0\npair_table = true",
     ) + STRAIGHT_WORLD;
-    let pairs = read(&run_text("dr-clock", &text, 1), "pairs");
+    let (_tmp, out) = run_text("dr-clock", &text, 1);
+    let pairs = read(&out, "pairs");
     assert_eq!(pairs.len(), 3 * 2 * 2);
     let mut shifted = 0;
     for r in pairs.iter().filter(|r| r["variant"] == "lag-aware first") {
@@ -169,14 +171,16 @@ update_hz = 50.0
 min_interval_ms = 60.0
 error_threshold = 0.0
 "#;
-    let rows = read(&run_text("supp", text, 1), "tradeoff");
+    let (_tmp, out) = run_text("supp", text, 1);
+    let rows = read(&out, "tradeoff");
     let share = num(&rows[0], "sent_share");
     assert!((share - 1.0 / 3.0).abs() < 0.005, "sent share {share}");
     let per_s = num(&rows[0], "messages_per_s");
     assert!((per_s - 50.0 / 3.0).abs() < 0.2, "messages/s {per_s}");
     // A threshold sends less and errs more than none at the same interval.
     let with_eps = text.replace("error_threshold = 0.0", "error_threshold = 0.5");
-    let eps = read(&run_text("supp-eps", &with_eps, 1), "tradeoff");
+    let (_tmp_eps, out_eps) = run_text("supp-eps", &with_eps, 1);
+    let eps = read(&out_eps, "tradeoff");
     assert!(num(&eps[0], "messages_per_s") < per_s);
     assert!(num(&eps[0], "mean_error") > num(&rows[0], "mean_error"));
 }
@@ -194,7 +198,8 @@ jitter_ms = { dist = "exponential", mean = 5.0 }
 duration_s = 15.0
 horizons_ms = [0.0, 100.0, 400.0]
 "#;
-    let rows = read(&run_text("smooth", text, 1), "smooth");
+    let (_tmp, out) = run_text("smooth", text, 1);
+    let rows = read(&out, "smooth");
     let f = |variant: &str, h: &str, metric: &str, stat: &str| {
         value(
             &rows,
@@ -239,7 +244,8 @@ delay_ms = {delay}
 "#
         )
     };
-    let rows = read(&run_text("ll-100", &text(100.0), 1), "local_lag");
+    let (_tmp, out) = run_text("ll-100", &text(100.0), 1);
+    let rows = read(&out, "local_lag");
     let f = |rows: &[Row], m: &str, s: &str| value(rows, &[("metric", m), ("stat", s)], "value");
     assert_eq!(f(&rows, "late_share", "value"), 0.0);
     assert!((f(&rows, "remote_delay_ms", "max") - 100.0).abs() < 1e-6);
@@ -248,7 +254,8 @@ delay_ms = {delay}
         "{}",
         f(&rows, "divergence", "max")
     );
-    let rows = read(&run_text("ll-0", &text(0.0), 1), "local_lag");
+    let (_tmp_0, out_0) = run_text("ll-0", &text(0.0), 1);
+    let rows = read(&out_0, "local_lag");
     assert_eq!(f(&rows, "late_share", "value"), 1.0);
     assert!((f(&rows, "remote_delay_ms", "mean") - 20.0).abs() < 1e-6);
     assert!(f(&rows, "divergence", "mean") > 1e-6);
@@ -268,7 +275,8 @@ clock_interval_s = 0.0
 remote_lag_ms = 100.0
 shot_hz = 5.0
 "#;
-    let rows = read(&run_text("rl", text, 1), "hits");
+    let (_tmp, out) = run_text("rl", text, 1);
+    let rows = read(&out, "hits");
     let f = |m: &str, k: &str| value(&rows, &[("method", m), ("metric", k)], "value");
     assert!(f("seen", "shots") >= 20.0, "shots {}", f("seen", "shots"));
     assert_eq!(f("rewind", "agreement_with_seen"), 1.0);
@@ -288,7 +296,7 @@ constant_ms = 20.0
 duration_s = 20.0
 delay_ms = 100.0
 "#;
-    let out = run_text("lpf", text, 1);
+    let (_tmp, out) = run_text("lpf", text, 1);
     let profile = read(&out, "delay_profile");
     let delays: Vec<(f64, f64)> = profile
         .iter()
@@ -366,7 +374,8 @@ clock_drift_ppm = 0.0
 "#
         )
     };
-    let rows = read(&run_text("clock", &text(""), 1), "clock");
+    let (_tmp, out) = run_text("clock", &text(""), 1);
+    let rows = read(&out, "clock");
     for e in ["best-half", "mean", "min-rtt"] {
         let max = value(
             &rows,
@@ -379,14 +388,12 @@ clock_drift_ppm = 0.0
         );
         assert!(max < 1e-6, "{e}: {max} ms");
     }
-    let rows = read(
-        &run_text(
-            "clock-j",
-            &text("jitter_ms = { dist = \"exponential\", mean = 20.0 }"),
-            1,
-        ),
-        "clock",
+    let (_tmp_j, out_j) = run_text(
+        "clock-j",
+        &text("jitter_ms = { dist = \"exponential\", mean = 20.0 }"),
+        1,
     );
+    let rows = read(&out_j, "clock");
     let mean = |e: &str| {
         value(
             &rows,
@@ -434,8 +441,8 @@ duration_s = 6.0
             .to_owned(),
         ),
     ] {
-        let a = run_text(&format!("{tag}-1"), &text, 1);
-        let b = run_text(&format!("{tag}-2"), &text, 2);
+        let (_tmp_a, a) = run_text(&format!("{tag}-1"), &text, 1);
+        let (_tmp_b, b) = run_text(&format!("{tag}-2"), &text, 2);
         let mut n = 0;
         for e in std::fs::read_dir(&a).unwrap() {
             let p = e.unwrap().path();

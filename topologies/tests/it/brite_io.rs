@@ -83,12 +83,10 @@ fn write_read_round_trip() {
         9,
     )
     .unwrap();
-    let dir = std::env::temp_dir().join(format!("topologies-rt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("rt.brite");
+    let tmp = crate::scratch("brite-rt");
+    let path = tmp.path().join("rt.brite");
     topologies::write_brite(&t, &path).unwrap();
     let back = read_brite(&path).unwrap();
-    std::fs::remove_dir_all(&dir).ok();
     assert_eq!(back.nodes, t.nodes);
     assert_eq!(back.model, t.model);
     assert_eq!(back.edges.len(), t.edges.len());

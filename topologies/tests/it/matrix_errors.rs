@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use tempfile::TempDir;
 
 use topologies::matrix::{parse_matrix, parse_triples};
 use topologies::{
@@ -9,30 +10,15 @@ use topologies::{
     read_matrix, read_triples,
 };
 
-/// A scratch directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Self {
-        let d = std::env::temp_dir().join(format!("topologies-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Self(d)
-    }
-    fn file(&self, name: &str, content: &[u8]) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, content).unwrap();
-        p
-    }
+/// Write `content` to the file `name` in `dir`; its path.
+fn file(dir: &TempDir, name: &str, content: &[u8]) -> PathBuf {
+    let p = dir.path().join(name);
+    std::fs::write(&p, content).unwrap();
+    p
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
-
-fn err_of(s: &Scratch, name: &str, content: &str) -> String {
-    let p = s.file(name, content.as_bytes());
+fn err_of(s: &TempDir, name: &str, content: &str) -> String {
+    let p = file(s, name, content.as_bytes());
     read_matrix(&p, &MatrixOptions::default())
         .unwrap_err()
         .to_string()
@@ -40,7 +26,7 @@ fn err_of(s: &Scratch, name: &str, content: &str) -> String {
 
 #[test]
 fn ragged_row() {
-    let s = Scratch::new("ragged");
+    let s = crate::scratch("ragged");
     let e = err_of(&s, "ragged.tsv", "0\t1\t2\n1\t0\n2\t1\t0\n");
     assert!(e.contains("ragged.tsv:2:4:"), "{e}");
     assert!(
@@ -53,7 +39,7 @@ fn ragged_row() {
 
 #[test]
 fn non_number() {
-    let s = Scratch::new("nonnum");
+    let s = crate::scratch("nonnum");
     let e = err_of(&s, "bad.tsv", "0\t1\t2\n1\t0\t3\n2\tx1\t0\n");
     assert!(e.contains("bad.tsv:3:3:"), "{e}");
     assert!(e.contains("expected a number, found \"x1\""), "{e}");
@@ -63,7 +49,7 @@ fn non_number() {
 
 #[test]
 fn non_square() {
-    let s = Scratch::new("nonsq");
+    let s = crate::scratch("nonsq");
     let e = err_of(&s, "short.tsv", "0 1 2\n1 0 3\n");
     assert!(
         e.contains("short.tsv:3:1:") && e.contains("non-square") && e.contains("only 2 rows"),
@@ -80,14 +66,14 @@ fn non_square() {
 
 #[test]
 fn negative_value() {
-    let s = Scratch::new("neg");
+    let s = crate::scratch("neg");
     let e = err_of(&s, "neg.tsv", "0 1\n-2.5 0\n");
     assert!(
         e.contains("neg.tsv:2:1:") && e.contains("negative latency -2.5"),
         "{e}"
     );
     // the same value is fine when it is the missing marker or negatives are missing
-    let p = s.file("neg2.tsv", b"0 1\n-1 0\n");
+    let p = file(&s, "neg2.tsv", b"0 1\n-1 0\n");
     let m = read_matrix(
         &p,
         &MatrixOptions {
@@ -98,7 +84,7 @@ fn negative_value() {
     .unwrap();
     assert!(m.get(1, 0).is_nan());
     let e = read_matrix(
-        s.file("neg3.tsv", b"0 -2\n-1 0\n"),
+        file(&s, "neg3.tsv", b"0 -2\n-1 0\n"),
         &MatrixOptions {
             missing: Missing::Value(-1.0),
             ..Default::default()
@@ -108,7 +94,7 @@ fn negative_value() {
     .to_string();
     assert!(e.contains("neg3.tsv:1:3:"), "{e}");
     let m = read_matrix(
-        s.file("neg4.tsv", b"0 -2\n-1 0\n"),
+        file(&s, "neg4.tsv", b"0 -2\n-1 0\n"),
         &MatrixOptions {
             missing: Missing::Negative,
             ..Default::default()
@@ -138,8 +124,8 @@ fn missing_units_and_gzip() {
     .unwrap();
     assert_eq!(us.data, vec![0.0, 1.5, 0.002, 0.0]);
 
-    let s = Scratch::new("gz");
-    let p = s.0.join("m.tsv.gz");
+    let s = crate::scratch("gz");
+    let p = s.path().join("m.tsv.gz");
     let mut enc = flate2::write::GzEncoder::new(
         std::fs::File::create(&p).unwrap(),
         flate2::Compression::fast(),
@@ -155,15 +141,15 @@ fn missing_units_and_gzip() {
         }
     );
     assert!(matches!(
-        read_matrix(s.0.join("absent.tsv"), &MatrixOptions::default()),
+        read_matrix(s.path().join("absent.tsv"), &MatrixOptions::default()),
         Err(topologies::ReadError::Io { .. })
     ));
 }
 
 #[test]
 fn frames_single_and_median() {
-    let s = Scratch::new("frames");
-    let p = s.file("f.tsv", b"0 1\n1 0\n0 3\n5 0\n0 2\nnan 0\n");
+    let s = crate::scratch("frames");
+    let p = file(&s, "f.tsv", b"0 1\n1 0\n0 3\n5 0\n0 2\nnan 0\n");
     // NaN is read as missing only with a missing-value convention
     let o = MatrixOptions {
         missing: Missing::Value(f64::NAN),
@@ -190,7 +176,7 @@ fn frames_single_and_median() {
             p.display()
         )
     );
-    let p2 = s.file("g.tsv", b"0 1\n1 0\n0 3\n");
+    let p2 = file(&s, "g.tsv", b"0 1\n1 0\n0 3\n");
     let e = read_frames(&p2, None, FrameSelect::Median, &o)
         .unwrap_err()
         .to_string();
@@ -240,9 +226,9 @@ fn triples() {
     assert_eq!((m.n, m.get(0, 1), m.get(1, 0)), (4, 5.0, 7.0));
     assert!(m.get(3, 2).is_nan());
 
-    let s = Scratch::new("triples");
+    let s = crate::scratch("triples");
     let bad = |content: &str, o: &TripleOptions| {
-        read_triples(s.file("t.txt", content.as_bytes()), o)
+        read_triples(file(&s, "t.txt", content.as_bytes()), o)
             .unwrap_err()
             .to_string()
     };
@@ -286,7 +272,7 @@ fn matrix_helpers() {
 
 #[test]
 fn nan_without_missing_marker_is_an_error() {
-    let s = Scratch::new("nan");
+    let s = crate::scratch("nan");
     // default (missing = none): an error at the NaN's line and column, saying what to set
     let e = err_of(&s, "nan.tsv", "0 1 2\n1 0 NaN\n2 3 0\n");
     assert!(
@@ -299,7 +285,7 @@ fn nan_without_missing_marker_is_an_error() {
         "{e}"
     );
     // the same in frames and triples
-    let p = s.file("f.tsv", b"0 1\n1 0\n0 nan\n1 0\n");
+    let p = file(&s, "f.tsv", b"0 1\n1 0\n0 nan\n1 0\n");
     let e = read_frames(&p, None, FrameSelect::Median, &MatrixOptions::default())
         .unwrap_err()
         .to_string();
@@ -307,7 +293,7 @@ fn nan_without_missing_marker_is_an_error() {
         e.contains("f.tsv:3:3: nan without a missing-value marker"),
         "{e}"
     );
-    let e = read_triples(s.file("t.txt", b"0 1 nan\n"), &TripleOptions::default())
+    let e = read_triples(file(&s, "t.txt", b"0 1 nan\n"), &TripleOptions::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("t.txt:1:5: nan without"), "{e}");
@@ -334,13 +320,13 @@ fn nan_without_missing_marker_is_an_error() {
 
 #[test]
 fn fewer_than_two_nodes_rejected() {
-    let s = Scratch::new("small");
+    let s = crate::scratch("small");
     let e = err_of(&s, "one.tsv", "\n0\n");
     assert!(
         e.contains("one.tsv:2:1: a latency matrix needs at least 2 nodes") && e.contains("1 × 1"),
         "{e}"
     );
-    let p = s.file("one-frame.tsv", b"0\n0\n");
+    let p = file(&s, "one-frame.tsv", b"0\n0\n");
     let e = read_frames(&p, None, FrameSelect::Median, &MatrixOptions::default())
         .unwrap_err()
         .to_string();
@@ -354,7 +340,7 @@ fn fewer_than_two_nodes_rejected() {
     assert!(e.contains("frame size must be in 2..="), "{e}");
     // no rows at all, with the frame size given (was accepted as a matrix of NaN)
     for text in [&b""[..], b"\n\n"] {
-        let p = s.file("empty.tsv", text);
+        let p = file(&s, "empty.tsv", text);
         let e = read_frames(&p, Some(3), FrameSelect::Median, &MatrixOptions::default())
             .unwrap_err()
             .to_string();
@@ -363,14 +349,14 @@ fn fewer_than_two_nodes_rejected() {
             "{e}"
         );
     }
-    let e = read_triples(s.file("t.txt", b"0 0 0\n"), &TripleOptions::default())
+    let e = read_triples(file(&s, "t.txt", b"0 0 0\n"), &TripleOptions::default())
         .unwrap_err()
         .to_string();
     assert!(
         e.contains("t.txt:2:1: a latency matrix needs at least 2 nodes"),
         "{e}"
     );
-    let e = read_triples(s.file("e.txt", b"# nothing\n"), &TripleOptions::default())
+    let e = read_triples(file(&s, "e.txt", b"# nothing\n"), &TripleOptions::default())
         .unwrap_err()
         .to_string();
     assert!(e.contains("found 0"), "{e}");
@@ -378,9 +364,9 @@ fn fewer_than_two_nodes_rejected() {
 
 #[test]
 fn unreadable_content_names_file_and_line() {
-    let s = Scratch::new("binary");
+    let s = crate::scratch("binary");
     // bytes that are not text
-    let p = s.file("bin.tsv", b"0 1\n1 \xff\xfe0\n");
+    let p = file(&s, "bin.tsv", b"0 1\n1 \xff\xfe0\n");
     let e = read_matrix(&p, &MatrixOptions::default())
         .unwrap_err()
         .to_string();
@@ -402,7 +388,7 @@ fn unreadable_content_names_file_and_line() {
     }
     enc.write_all(text.as_bytes()).unwrap();
     let gz = enc.finish().unwrap();
-    let p = s.file("cut.tsv.gz", &gz[..gz.len() / 2]);
+    let p = file(&s, "cut.tsv.gz", &gz[..gz.len() / 2]);
     let e = read_matrix(&p, &MatrixOptions::default())
         .unwrap_err()
         .to_string();
@@ -415,7 +401,7 @@ fn unreadable_content_names_file_and_line() {
         .parse()
         .unwrap();
     assert!((2..300).contains(&line), "{e}");
-    let p = s.file("plain.tsv.gz", b"0 1 2 3\n1 0 2 3\n2 2 0 3\n3 3 3 0\n");
+    let p = file(&s, "plain.tsv.gz", b"0 1 2 3\n1 0 2 3\n2 2 0 3\n3 3 3 0\n");
     let e = read_matrix(&p, &MatrixOptions::default())
         .unwrap_err()
         .to_string();
@@ -425,7 +411,7 @@ fn unreadable_content_names_file_and_line() {
     );
     // huge values that overflow when converted to ms
     let e = read_matrix(
-        s.file("big.tsv", b"0 1e308\n1 0\n"),
+        file(&s, "big.tsv", b"0 1e308\n1 0\n"),
         &MatrixOptions {
             unit: TimeUnit::Seconds,
             ..Default::default()
@@ -438,20 +424,23 @@ fn unreadable_content_names_file_and_line() {
 
 #[test]
 fn io_errors_say_what_happened_once() {
-    let s = Scratch::new("io");
-    let absent = s.0.join("absent.tsv");
+    let s = crate::scratch("io");
+    let absent = s.path().join("absent.tsv");
     let e = read_matrix(&absent, &MatrixOptions::default())
         .unwrap_err()
         .to_string();
     assert_eq!(e, format!("{}: no such file", absent.display()));
-    let e = read_matrix(&s.0, &MatrixOptions::default())
+    let e = read_matrix(s.path(), &MatrixOptions::default())
         .unwrap_err()
         .to_string();
-    assert_eq!(e, format!("{}: is a directory, not a file", s.0.display()));
-    let e = topologies::read_brite(&s.0).unwrap_err();
+    assert_eq!(
+        e,
+        format!("{}: is a directory, not a file", s.path().display())
+    );
+    let e = topologies::read_brite(s.path()).unwrap_err();
     assert_eq!(
         e.to_string(),
-        format!("{}: is a directory, not a file", s.0.display())
+        format!("{}: is a directory, not a file", s.path().display())
     );
     // the message is not repeated through the error's source chain
     assert!(std::error::Error::source(&e).is_none());
