@@ -166,16 +166,21 @@ fn sort_by_start(v: &mut Vec<Point>, spare: &mut Vec<Point>, counts: &mut Vec<u3
     for p in v.iter() {
         counts[(p.0 >> shift) as usize + 1] += 1;
     }
+    // Prefix sums, the running total kept in a register (adding the previous count back
+    // from memory would make every step wait for the store before it).
     let mut crowded = false;
-    for b in 1..counts.len() {
-        crowded |= counts[b] > 16;
-        counts[b] += counts[b - 1];
+    let mut sum = 0;
+    for c in counts.iter_mut() {
+        crowded |= *c > 16;
+        sum += *c;
+        *c = sum;
     }
     if crowded {
         v.sort_unstable_by_key(|a| a.0);
         return;
     }
-    spare.clear();
+    // Every slot below `m` is written below: no need to clear the buffer first (resizing
+    // writes only the slots it adds).
     spare.resize(m, (0, 0, 0.0));
     for &p in v.iter() {
         let b = (p.0 >> shift) as usize;
