@@ -101,7 +101,7 @@ pub struct Histogram {
 }
 
 /// A [`Bucket`] as stored: `len` is the length modulo `2^64` (0 for the whole space).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 struct Packed {
     lo: Value,
     len: u64,
@@ -305,14 +305,14 @@ impl Histogram {
         let mut prev = boundary(scratch, m - 1);
         for i in 0..m {
             let b = boundary(scratch, i);
-            let bucket = Packed {
+            let mut bucket = Packed {
                 lo: prev,
                 len: b.wrapping_sub(prev),
                 count: 0.0,
             };
-            let count = u128_f64(bucket.len()) / scratch[i].2;
-            self.buckets.push(Packed { count, ..bucket });
-            total += count;
+            bucket.count = u128_f64(bucket.len()) / scratch[i].2;
+            self.buckets.push(bucket);
+            total += bucket.count;
             prev = b;
         }
         // The buckets follow the samples round the ring, so they are sorted but for one
