@@ -130,7 +130,33 @@ impl From<Packed> for Bucket {
 }
 
 /// A sample as the histogram build sorts it: (range start, range end, average span).
-type Point = (Value, Value, f64);
+pub(crate) type Point = (Value, Value, f64);
+
+/// The boundary between the buckets of two samples adjacent in start order: `a`'s range is
+/// first trimmed so that it does not run into `b`'s start, then the gap after it is split in
+/// proportion to the two average spans.
+#[inline]
+pub(crate) fn boundary(a: Point, b: Point) -> Value {
+    let (lo, mut hi, s) = a;
+    let (nlo, _, ns) = b;
+    if Interval::new(lo, hi).contains(nlo) && nlo != lo {
+        hi = nlo.wrapping_sub(1);
+    }
+    let gap_start = hi.wrapping_add(1);
+    let gap = nlo.wrapping_sub(gap_start);
+    gap_start.wrapping_add((gap as f64 * (s / (s + ns))) as u64)
+}
+
+/// The node count of the bucket of sample `w`, between the boundaries it shares with its
+/// neighbours `p` (before it) and `n` (after it): the bucket's length over `w`'s span.
+#[inline]
+pub(crate) fn bucket_count(p: Point, w: Point, n: Point) -> f64 {
+    let len = match boundary(w, n).wrapping_sub(boundary(p, w)) {
+        0 => SPACE,
+        l => u128::from(l),
+    };
+    u128_f64(len) / w.2
+}
 
 /// The working space of [`Histogram::build`], shared by every histogram of the thread.
 #[derive(Default)]
@@ -200,11 +226,17 @@ fn sort_by_start(v: &mut Vec<Point>, spare: &mut Vec<Point>, counts: &mut Vec<u3
     std::mem::swap(v, spare);
 }
 
+/// Whether a sample's average span can take part in the histogram (finite and positive).
+#[inline]
+pub(crate) fn usable(span: f64) -> bool {
+    span.is_finite() && span > 0.0
+}
+
 /// Copies the usable samples (finite positive span) into `scratch`.
 fn collect<I: Iterator<Item = (Interval, f64)>>(scratch: &mut Vec<Point>, samples: I) {
     scratch.clear();
     for (r, s) in samples {
-        if s.is_finite() && s > 0.0 {
+        if usable(s) {
             scratch.push((r.lo, r.hi, s));
         }
     }
@@ -213,7 +245,7 @@ fn collect<I: Iterator<Item = (Interval, f64)>>(scratch: &mut Vec<Point>, sample
 /// `x as f64` (round to nearest) through the cheaper `u64` conversion when `x` fits: both
 /// round the same exact value, so the result is identical.
 #[inline]
-fn u128_f64(x: u128) -> f64 {
+pub(crate) fn u128_f64(x: u128) -> f64 {
     match u64::try_from(x) {
         Ok(v) => v as f64,
         Err(_) => x as f64,
@@ -284,27 +316,10 @@ impl Histogram {
             self.n_hat = SPACE as f64 / s;
             return;
         }
-        // Trim overlaps: a range may not run into the next sample's start.
-        for i in 0..m {
-            let next_lo = scratch[(i + 1) % m].0;
-            let (lo, hi, _) = scratch[i];
-            let r = Interval::new(lo, hi);
-            if r.contains(next_lo) && next_lo != lo {
-                scratch[i].1 = next_lo.wrapping_sub(1);
-            }
-        }
-        // Boundary after sample i: inside the gap to sample i+1, split by the spans.
-        let boundary = |sc: &[Point], i: usize| -> Value {
-            let (_, hi, s) = sc[i];
-            let (nlo, _, ns) = sc[(i + 1) % m];
-            let gap_start = hi.wrapping_add(1);
-            let gap = nlo.wrapping_sub(gap_start);
-            gap_start.wrapping_add((gap as f64 * (s / (s + ns))) as u64)
-        };
         let mut total = 0.0;
-        let mut prev = boundary(scratch, m - 1);
+        let mut prev = boundary(scratch[m - 1], scratch[0]);
         for i in 0..m {
-            let b = boundary(scratch, i);
+            let b = boundary(scratch[i], scratch[(i + 1) % m]);
             let mut bucket = Packed {
                 lo: prev,
                 len: b.wrapping_sub(prev),
@@ -390,6 +405,10 @@ impl Histogram {
 /// Stored as parallel arrays, so that the scans that run every few hundred milliseconds
 /// (expiry over creation times, look-up by address, the histogram build over ranges and
 /// values) touch only the 8, 4 or 24 bytes per sample they read.
+///
+/// A set made with [`SampleSet::tracked`] also writes down every change to its usable points
+/// (see [`crate::estimate`]'s live tally), so that the node-count histogram can follow the
+/// samples change by change instead of re-reading all of them.
 #[derive(Clone, Debug, Default)]
 pub struct SampleSet {
     /// `points[i]`: range and value of sample `i`.
@@ -398,6 +417,11 @@ pub struct SampleSet {
     created: Vec<u64>,
     /// `addrs[i]`: the node sample `i` describes.
     addrs: Vec<Addr>,
+    /// `ranks[i]`: when sample `i` was first stored, as a count of earlier first stores: the
+    /// arrays are in rank order, and a replaced sample keeps its rank (and its place).
+    ranks: Vec<u64>,
+    /// The rank of the next new sample.
+    next_rank: u64,
     /// A lower bound on the creation times held (exact after each expiry scan): while
     /// `now - oldest < life` nothing can expire and the scan is skipped.
     oldest: u64,
@@ -405,9 +429,61 @@ pub struct SampleSet {
     /// unchanged samples). A sample replaced by one with the same node, range and value
     /// does not count as a change: only its date moved.
     version: u64,
+    /// The changes to usable points not yet taken by [`SampleSet::take_changes`] (tracked
+    /// sets only).
+    log: Option<ChangeLog>,
+}
+
+/// One change to the usable points of a tracked [`SampleSet`]: a point with its rank came
+/// (`added`) or went.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Change {
+    pub added: bool,
+    pub rank: u64,
+    pub point: Point,
+}
+
+/// The changes of a tracked [`SampleSet`] since they were last taken. Past
+/// [`ChangeLog::CAP`] changes the list is dropped and only the overflow is remembered: the
+/// reader then starts again from the whole set.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChangeLog {
+    pub changes: Vec<Change>,
+    pub overflow: bool,
+}
+
+impl ChangeLog {
+    /// Changes kept before the list is dropped (a histogram timer takes them every 500 ms;
+    /// a node that stopped taking them, such as one that left, stops paying for them).
+    const CAP: usize = 256;
+
+    fn push(&mut self, added: bool, rank: u64, (r, v): (Interval, f64)) {
+        if self.overflow || !usable(v) {
+            return;
+        }
+        if self.changes.len() == Self::CAP {
+            self.changes = Vec::new();
+            self.overflow = true;
+            return;
+        }
+        self.changes.push(Change {
+            added,
+            rank,
+            point: (r.lo, r.hi, v),
+        });
+    }
 }
 
 impl SampleSet {
+    /// An empty set that writes down its changes for a live histogram tally.
+    #[must_use]
+    pub fn tracked() -> Self {
+        Self {
+            log: Some(ChangeLog::default()),
+            ..Self::default()
+        }
+    }
+
     /// Stores `s`, created `s.age` before `now` (replacing an older sample of the same node;
     /// a sample older than the one held is ignored).
     pub fn put(&mut self, s: Sample, now: u64) {
@@ -415,10 +491,14 @@ impl SampleSet {
         let point = (s.peer.range, s.value);
         if let Some(i) = self.addrs.iter().position(|&a| a == s.peer.addr) {
             if created >= self.created[i] {
-                let old = &mut self.points[i];
+                let old = self.points[i];
                 if old.0 != point.0 || old.1.to_bits() != point.1.to_bits() {
-                    *old = point;
+                    self.points[i] = point;
                     self.version += 1;
+                    if let Some(log) = &mut self.log {
+                        log.push(false, self.ranks[i], old);
+                        log.push(true, self.ranks[i], point);
+                    }
                 }
                 self.created[i] = created;
             }
@@ -426,34 +506,60 @@ impl SampleSet {
             if self.points.is_empty() || created < self.oldest {
                 self.oldest = created;
             }
+            let rank = self.next_rank;
+            self.next_rank += 1;
             self.points.push(point);
             self.created.push(created);
             self.addrs.push(s.peer.addr);
+            self.ranks.push(rank);
             self.version += 1;
+            if let Some(log) = &mut self.log {
+                log.push(true, rank, point);
+            }
         }
     }
 
-    /// Keeps the samples whose (creation time, address) `keep` accepts, in order, the arrays
-    /// in step. Only the arrays from the first dropped sample on are moved (and the creation
-    /// times read): an expiry usually drops a few samples in the middle of a few hundred.
+    /// Keeps the samples whose (creation time, address) `keep` accepts, the arrays in step.
+    ///
+    /// An untracked set keeps its order: only the arrays from the first dropped sample on are
+    /// moved (an expiry usually drops a few samples in the middle of a few hundred). A tracked
+    /// set, whose order nothing reads (its histogram comes from the tally, and
+    /// [`SampleSet::recent`] goes by rank), moves its last sample into each gap instead.
     fn retain(&mut self, keep: impl Fn(u64, Addr) -> bool) {
         let n = self.points.len();
         let Some(first) = (0..n).find(|&i| !keep(self.created[i], self.addrs[i])) else {
             return;
         };
+        self.version += 1;
+        if let Some(log) = &mut self.log {
+            let mut i = first;
+            while i < self.points.len() {
+                if keep(self.created[i], self.addrs[i]) {
+                    i += 1;
+                } else {
+                    log.push(false, self.ranks[i], self.points[i]);
+                    self.points.swap_remove(i);
+                    self.created.swap_remove(i);
+                    self.addrs.swap_remove(i);
+                    self.ranks.swap_remove(i);
+                }
+            }
+            return;
+        }
         let mut j = first;
         for i in first + 1..n {
             if keep(self.created[i], self.addrs[i]) {
                 self.points[j] = self.points[i];
                 self.created[j] = self.created[i];
                 self.addrs[j] = self.addrs[i];
+                self.ranks[j] = self.ranks[i];
                 j += 1;
             }
         }
         self.points.truncate(j);
         self.created.truncate(j);
         self.addrs.truncate(j);
-        self.version += 1;
+        self.ranks.truncate(j);
     }
 
     /// Drops samples older than `life`.
@@ -472,13 +578,30 @@ impl SampleSet {
         }
     }
 
+    /// The changes since the last call (tracked sets; `None` for an untracked set). When
+    /// more changes came than the log keeps, `overflow` is set and the list is empty: the
+    /// reader must start again from [`SampleSet::ranked_points`].
+    pub(crate) fn take_changes(&mut self) -> Option<ChangeLog> {
+        self.log.as_mut().map(std::mem::take)
+    }
+
+    /// The usable points with their ranks (rank order).
+    pub(crate) fn ranked_points(&self) -> impl Iterator<Item = (u64, Point)> + '_ {
+        self.ranks
+            .iter()
+            .zip(&self.points)
+            .filter(|(_, p)| usable(p.1))
+            .map(|(&k, &(r, v))| (k, (r.lo, r.hi, v)))
+    }
+
     /// A counter that changes whenever the held samples change.
     #[must_use]
     pub fn version(&self) -> u64 {
         self.version
     }
 
-    /// The samples (arrival order), with age 0.
+    /// The samples, with age 0: in arrival order (by first store) for an untracked set, in no
+    /// particular order for a tracked one.
     pub fn iter(&self) -> impl Iterator<Item = Sample> + Clone + '_ {
         self.points
             .iter()
@@ -490,7 +613,8 @@ impl SampleSet {
             })
     }
 
-    /// The ranges and values of the samples (arrival order): what the histogram reads.
+    /// The ranges and values of the samples, in the order of [`SampleSet::iter`]: what the
+    /// histogram of an untracked set reads.
     pub fn points(&self) -> impl Iterator<Item = (Interval, f64)> + Clone + '_ {
         self.points.iter().copied()
     }
@@ -507,16 +631,30 @@ impl SampleSet {
         self.points.is_empty()
     }
 
-    /// The `k` most recently stored samples, each with its age at `now`.
+    /// The `k` most recently stored samples (by first store: a replaced sample keeps its
+    /// place), oldest first, each with its age at `now`.
     pub fn recent(&self, k: usize, now: u64) -> impl Iterator<Item = Sample> + '_ {
-        let skip = self.points.len().saturating_sub(k);
-        self.iter()
-            .zip(&self.created)
-            .skip(skip)
-            .map(move |(s, &c)| Sample {
-                age: now.saturating_sub(c),
-                ..s
-            })
+        let n = self.points.len();
+        let skip = n.saturating_sub(k);
+        let mut picked: Vec<usize> = (0..n).collect();
+        if self.log.is_some() {
+            // A tracked set is not in rank order: pick the `k` highest ranks, then sort them.
+            if 0 < skip && skip < n {
+                picked.select_nth_unstable_by_key(skip, |&i| self.ranks[i]);
+            }
+            picked.drain(..skip);
+            picked.sort_unstable_by_key(|&i| self.ranks[i]);
+        } else {
+            picked.drain(..skip);
+        }
+        picked.into_iter().map(move |i| Sample {
+            peer: Peer {
+                addr: self.addrs[i],
+                range: self.points[i].0,
+            },
+            value: self.points[i].1,
+            age: now.saturating_sub(self.created[i]),
+        })
     }
 }
 

@@ -57,6 +57,7 @@ mod msg;
 mod node;
 mod output;
 mod store;
+mod tally;
 pub mod value;
 mod warm;
 pub mod wire;

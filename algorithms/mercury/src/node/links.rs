@@ -19,7 +19,7 @@ impl<P: Payload> MercuryNode<P> {
     /// A harmonic rank distance: `⌊exp(U · ln(n̂ − 1))⌋` with `U ~ U[0, 1)`, i.e. log-uniform on
     /// `[1, n̂ − 1]` (density ∝ 1/d).
     pub(super) fn harmonic(&mut self) -> u64 {
-        let n = self.n_hat;
+        let n = self.exact_n_hat();
         if n <= 2.0 {
             return 1;
         }
@@ -27,8 +27,10 @@ impl<P: Payload> MercuryNode<P> {
         ((u * (n - 1.0).ln()).exp().floor() as u64).max(1)
     }
 
-    /// The value `d` ranks clockwise from this node.
+    /// The value `d` ranks clockwise from this node (from the histogram as the last timer
+    /// left it: call [`MercuryNode::settle_histogram`] first).
     pub(super) fn rank_to_value(&self, d: u64) -> Option<Value> {
+        debug_assert!(self.pending.is_none());
         match self.cfg.estimation {
             Estimation::Oracle => self.oracle.as_ref()?.value_at_rank(self.range.lo, d),
             _ => self
@@ -40,14 +42,17 @@ impl<P: Payload> MercuryNode<P> {
     /// Every second: re-draw all links (a new epoch) when `n̂` first reaches the threshold or
     /// has doubled or halved since the last rebuild.
     pub(super) fn link_check(&mut self, now: u64, out: &mut Output<P>) {
-        let n = self.n_hat;
-        let k = self.cfg.long_links.count(n);
-        let rebuild = if self.basis == 0.0 {
-            k > 0
-        } else {
-            n >= 2.0 * self.basis || n <= self.basis / 2.0
-        };
-        if rebuild {
+        let (links, basis) = (self.cfg.long_links, self.basis);
+        // Each part is monotone in `n̂`, as `coarse_n_hat` requires.
+        let (k, rebuild) = self.coarse_n_hat(|n| {
+            let k = links.count(n);
+            if basis == 0.0 {
+                (k, (k > 0, false))
+            } else {
+                (k, (n >= 2.0 * basis, n <= basis / 2.0))
+            }
+        });
+        if rebuild.0 || rebuild.1 {
             self.rebuild_links(now, k, out);
         }
     }
@@ -62,13 +67,14 @@ impl<P: Payload> MercuryNode<P> {
             return;
         }
         self.table.dirty = true;
-        let k = self.cfg.long_links.count(self.n_hat);
+        let links = self.cfg.long_links;
+        let k = self.coarse_n_hat(|n| links.count(n));
         self.rebuild_links(now, k, out);
     }
 
     fn rebuild_links(&mut self, now: u64, k: usize, out: &mut Output<P>) {
         self.table.dirty = true;
-        let n = self.n_hat;
+        let n = self.exact_n_hat();
         self.epoch = self.epoch.wrapping_add(1);
         self.basis = n;
         let old = std::mem::take(&mut self.long);
@@ -341,13 +347,9 @@ impl<P: Payload> MercuryNode<P> {
             .map(|l| l.peer.addr)
     }
 
-    fn walk_ttl(&self) -> u8 {
-        let l = if self.n_hat > 1.0 {
-            self.n_hat.log2().floor()
-        } else {
-            0.0
-        };
-        (l as u8).saturating_add(1)
+    fn walk_ttl(&mut self) -> u8 {
+        let l = self.coarse_n_hat(|n| if n > 1.0 { n.log2().floor() as u8 } else { 0 });
+        l.saturating_add(1)
     }
 
     pub(super) fn start_walk(&mut self, _now: u64, metric: Metric, out: &mut Output<P>) {
@@ -435,8 +437,13 @@ impl<P: Payload> MercuryNode<P> {
 
     // ----------------------------------------------------------------- histogram
 
-    /// Rebuilds the node-count histogram from live samples and our own local estimate; `n̂` is
-    /// its total count.
+    /// The histogram timer: drops expired samples and brings the node-count histogram up to
+    /// date with the live samples and our own local estimate; `n̂` is its total count.
+    ///
+    /// In sampling mode the histogram itself is not built here: the tally follows the
+    /// samples change by change and bounds `n̂` closely enough for every coarse choice
+    /// ([`MercuryNode::coarse_n_hat`]); the histogram is built from the tally, with the bits
+    /// a build here would give, only when a choice or a long-link draw needs it.
     pub(super) fn build_histogram(&mut self, now: u64) {
         self.nc_samples.expire(now, self.cfg.node_count_sample_life);
         let own = (self.range, self.local_avg_span(now));
@@ -447,11 +454,52 @@ impl<P: Payload> MercuryNode<P> {
             return;
         }
         self.hist_inputs = Some(inputs);
-        let samples = self.nc_samples.points();
-        self.hist.build(samples.chain(std::iter::once(own)));
-        if self.hist.n_hat() > 0.0 {
-            self.n_hat = self.hist.n_hat();
+        if let Some(log) = self.nc_samples.take_changes() {
+            self.tally.sync(log, self.nc_samples.ranked_points(), own);
+            self.pending = self.tally.bounds();
+            if self.pending.is_none() {
+                self.hist.build(self.tally.points());
+            }
+        } else {
+            self.pending = None;
+            let samples = self.nc_samples.points();
+            self.hist.build(samples.chain(std::iter::once(own)));
+        }
+        if self.pending.is_some() || self.hist.n_hat() > 0.0 {
+            if self.pending.is_none() {
+                self.n_hat = self.hist.n_hat();
+            }
             self.resize_cache();
         }
+    }
+
+    /// Builds the histogram the last histogram timer left to be built, if any, and takes its
+    /// `n̂` (as that timer would have).
+    pub(super) fn settle_histogram(&mut self) {
+        if self.pending.take().is_some() {
+            self.hist.build(self.tally.points());
+            if self.hist.n_hat() > 0.0 {
+                self.n_hat = self.hist.n_hat();
+            }
+        }
+    }
+
+    /// The exact `n̂`, building the histogram if it was left to be built.
+    pub(super) fn exact_n_hat(&mut self) -> f64 {
+        self.settle_histogram();
+        self.n_hat
+    }
+
+    /// `f(n̂)` for an `f` that is monotone in `n̂` (or a tuple of such): taken at both ends of
+    /// the bound when the histogram was left to be built, and from the exact `n̂` (building
+    /// the histogram) only when the ends disagree.
+    pub(super) fn coarse_n_hat<T: PartialEq>(&mut self, f: impl Fn(f64) -> T) -> T {
+        if let Some((lo, hi)) = self.pending {
+            let at_lo = f(lo);
+            if at_lo == f(hi) {
+                return at_lo;
+            }
+        }
+        f(self.exact_n_hat())
     }
 }

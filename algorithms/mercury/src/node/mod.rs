@@ -11,6 +11,7 @@ mod ring;
 mod route;
 mod table;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rand::{RngExt, SeedableRng};
@@ -25,6 +26,7 @@ use crate::load::LoadMeter;
 use crate::msg::{Metric, Msg, Peer};
 use crate::output::{Output, Timer};
 use crate::store::SoftStore;
+use crate::tally::Tally;
 use crate::value::{Interval, Value};
 use crate::wire::Payload;
 
@@ -137,7 +139,14 @@ pub struct MercuryNode<P> {
     hist: Histogram,
     /// Inputs of the last histogram build: (sample-set version, own range, own span bits).
     hist_inputs: Option<(u64, Interval, u64)>,
+    /// `n̂` (the value of the last histogram built, while `pending` is `None`).
     n_hat: f64,
+    /// The node-count samples and own point in start order, with the sum of their counts.
+    tally: Tally,
+    /// The last histogram timer found new samples but built nothing: `n̂` is the total of the
+    /// histogram of `tally`'s points, known to lie in this interval; `hist` and `n_hat` are
+    /// out of date until [`MercuryNode::settle_histogram`].
+    pending: Option<(f64, f64)>,
     nc_samples: SampleSet,
     load_samples: SampleSet,
     local: LocalView,
@@ -163,6 +172,7 @@ impl<P: Payload> MercuryNode<P> {
         cfg.validate()?;
         let cache = RouteCache::new(cfg.cache_size.capacity(1.0), cfg.cache_eviction);
         let meter = LoadMeter::new(cfg.lb_windows, cfg.lb_window_len);
+        let tracked = cfg.estimation == Estimation::Sampling;
         Ok(Self {
             cfg,
             addr,
@@ -184,7 +194,13 @@ impl<P: Payload> MercuryNode<P> {
             hist: Histogram::default(),
             hist_inputs: None,
             n_hat: 1.0,
-            nc_samples: SampleSet::default(),
+            tally: Tally::default(),
+            pending: None,
+            nc_samples: if tracked {
+                SampleSet::tracked()
+            } else {
+                SampleSet::default()
+            },
             load_samples: SampleSet::default(),
             local: LocalView::default(),
             meter,
@@ -207,6 +223,7 @@ impl<P: Payload> MercuryNode<P> {
         self.phase = Phase::Member;
         self.succs.clear();
         self.pred = None;
+        self.settle_histogram();
         self.n_hat = 1.0;
         self.hist_inputs = None;
         out.event(crate::Event::Joined { range: self.range });
@@ -232,6 +249,7 @@ impl<P: Payload> MercuryNode<P> {
 
     /// Supplies (or replaces) the exact ring snapshot used in [`Estimation::Oracle`] mode.
     pub fn set_oracle(&mut self, oracle: Arc<RingOracle>) {
+        self.settle_histogram();
         self.n_hat = oracle.len().max(1) as f64;
         self.hist_inputs = None;
         self.oracle = Some(oracle);
@@ -553,13 +571,24 @@ impl<P: Payload> MercuryNode<P> {
     /// The estimated ring size `n̂` (exact in oracle mode).
     #[must_use]
     pub fn n_hat(&self) -> f64 {
-        self.n_hat
+        match self.pending {
+            Some(_) => self.histogram().n_hat(),
+            None => self.n_hat,
+        }
     }
 
-    /// The node-count histogram (sampling mode).
+    /// The node-count histogram (sampling mode): built here if the last histogram timer left
+    /// it to be built when needed.
     #[must_use]
-    pub fn histogram(&self) -> &Histogram {
-        &self.hist
+    pub fn histogram(&self) -> Cow<'_, Histogram> {
+        match self.pending {
+            Some(_) => {
+                let mut h = Histogram::default();
+                h.build(self.tally.points());
+                Cow::Owned(h)
+            }
+            None => Cow::Borrowed(&self.hist),
+        }
     }
 
     /// Load at `now`: publications + subscriptions routed or handled over the load windows.
@@ -588,6 +617,7 @@ impl<P: Payload> MercuryNode<P> {
         self.phase = Phase::Member;
         self.pred = pred.map(|peer| Link { peer, heard: 0 });
         self.succs = succs.iter().map(|&peer| Link { peer, heard: 0 }).collect();
+        self.settle_histogram();
         self.n_hat = n.max(1.0);
         self.hist_inputs = None;
         self.resize_cache();
@@ -602,7 +632,7 @@ impl<P: Payload> MercuryNode<P> {
     pub(crate) fn install_links(&mut self, long: &[Peer], rev: &[Peer], k: usize) {
         self.table.dirty = true;
         self.epoch = 1;
-        self.basis = if k > 0 { self.n_hat } else { 0.0 };
+        self.basis = if k > 0 { self.exact_n_hat() } else { 0.0 };
         self.long = vec![Slot::default(); k];
         for (slot, &peer) in self.long.iter_mut().zip(long) {
             slot.link = Some(Link { peer, heard: 0 });
@@ -738,8 +768,9 @@ impl<P: Payload> MercuryNode<P> {
     }
 
     fn resize_cache(&mut self) {
-        self.cache
-            .set_capacity(self.cfg.cache_size.capacity(self.n_hat));
+        let size = self.cfg.cache_size;
+        let cap = self.coarse_n_hat(|n| size.capacity(n));
+        self.cache.set_capacity(cap);
     }
 
     /// Sets a new range, emitting [`crate::Event::RangeChanged`], scaling the load history when
