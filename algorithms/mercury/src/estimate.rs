@@ -635,19 +635,28 @@ impl SampleSet {
     /// place), oldest first, each with its age at `now`.
     pub fn recent(&self, k: usize, now: u64) -> impl Iterator<Item = Sample> + '_ {
         let n = self.points.len();
-        let skip = n.saturating_sub(k);
-        let mut picked: Vec<usize> = (0..n).collect();
-        if self.log.is_some() {
-            // A tracked set is not in rank order: pick the `k` highest ranks, then sort them.
-            if 0 < skip && skip < n {
-                picked.select_nth_unstable_by_key(skip, |&i| self.ranks[i]);
+        // (rank, index) of the samples to hand on, in rank order.
+        let picked: Vec<(u64, usize)> = if self.log.is_some() {
+            // A tracked set is not in rank order: one pass keeps the `k` highest ranks seen,
+            // lowest first.
+            let mut top: Vec<(u64, usize)> = Vec::with_capacity(k.min(n));
+            for (i, &r) in self.ranks.iter().enumerate() {
+                if top.len() < k {
+                    let at = top.partition_point(|t| t.0 < r);
+                    top.insert(at, (r, i));
+                } else if top.first().is_some_and(|t| t.0 < r) {
+                    let at = top.partition_point(|t| t.0 < r);
+                    top.copy_within(1..at, 0);
+                    top[at - 1] = (r, i);
+                }
             }
-            picked.drain(..skip);
-            picked.sort_unstable_by_key(|&i| self.ranks[i]);
+            top
         } else {
-            picked.drain(..skip);
-        }
-        picked.into_iter().map(move |i| Sample {
+            (n.saturating_sub(k)..n)
+                .map(|i| (self.ranks[i], i))
+                .collect()
+        };
+        picked.into_iter().map(move |(_, i)| Sample {
             peer: Peer {
                 addr: self.addrs[i],
                 range: self.points[i].0,
