@@ -406,9 +406,9 @@ impl Histogram {
 /// (expiry over creation times, look-up by address, the histogram build over ranges and
 /// values) touch only the 8, 4 or 24 bytes per sample they read.
 ///
-/// A set made with [`SampleSet::tracked`] also writes down every change to its usable points
-/// (see [`crate::estimate`]'s live tally), so that the node-count histogram can follow the
-/// samples change by change instead of re-reading all of them.
+/// A set made with [`SampleSet::tracked`] also writes down every change to its usable points,
+/// so that a node can keep its node-count histogram's total up to date change by change
+/// instead of re-reading every sample (a tracked set keeps no order of its own).
 #[derive(Clone, Debug, Default)]
 pub struct SampleSet {
     /// `points[i]`: range and value of sample `i`.
