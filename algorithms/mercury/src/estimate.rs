@@ -417,8 +417,9 @@ pub struct SampleSet {
     created: Vec<u64>,
     /// `addrs[i]`: the node sample `i` describes.
     addrs: Vec<Addr>,
-    /// `ranks[i]`: when sample `i` was first stored, as a count of earlier first stores: the
-    /// arrays are in rank order, and a replaced sample keeps its rank (and its place).
+    /// `ranks[i]`: when sample `i` was first stored, as a count of earlier first stores; a
+    /// replaced sample keeps its rank (and its place). An untracked set keeps its arrays in
+    /// rank order.
     ranks: Vec<u64>,
     /// The rank of the next new sample.
     next_rank: u64,
