@@ -1,6 +1,7 @@
 //! The live tally of the node-count histogram: the usable samples kept in start order as they
 //! come and go, with the exact sum of their bucket counts, so that a histogram timer costs a
-//! few tree steps per changed sample instead of a sort and a pass over all of them.
+//! short search and at most three bucket counts per changed sample instead of a sort and a
+//! pass over all of them.
 //!
 //! The histogram's `n̂` is the sum of the bucket counts taken in start order in floating
 //! point, and a node uses it for two kinds of things: coarse choices (how many long links,
@@ -255,8 +256,8 @@ impl Tally {
         let nb = (others >= 4).then(|| {
             let b1 = self.before(p, p, q);
             let b2 = self.before(b1, p, q);
+            // Past the end wraps to 0, which is outside `p..q` here (`q == n` means `p > 0`).
             let a1 = if q == self.v.len() { 0 } else { q };
-            let a1 = if (p..q).contains(&a1) { q } else { a1 };
             let a2 = self.after(a1, p, q);
             [b2, b1, a1, a2].map(|i| self.v[i].point())
         });

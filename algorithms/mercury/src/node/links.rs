@@ -454,23 +454,19 @@ impl<P: Payload> MercuryNode<P> {
             return;
         }
         self.hist_inputs = Some(inputs);
-        if let Some(log) = self.nc_samples.take_changes() {
-            self.tally.sync(log, self.nc_samples.ranked_points(), own);
-            self.pending = self.tally.bounds();
-            if self.pending.is_none() {
-                self.hist.build(self.tally.points());
+        // `nc_samples` is always tracked (see `MercuryNode::new`), so the log is there.
+        let log = self.nc_samples.take_changes().unwrap_or_default();
+        self.tally.sync(log, self.nc_samples.ranked_points(), own);
+        self.pending = self.tally.bounds();
+        if self.pending.is_none() {
+            // Too few starts (or a count past the fixed point) to bound `n̂`: build now.
+            self.hist.build(self.tally.points());
+            if self.hist.n_hat() <= 0.0 {
+                return;
             }
-        } else {
-            self.pending = None;
-            let samples = self.nc_samples.points();
-            self.hist.build(samples.chain(std::iter::once(own)));
+            self.n_hat = self.hist.n_hat();
         }
-        if self.pending.is_some() || self.hist.n_hat() > 0.0 {
-            if self.pending.is_none() {
-                self.n_hat = self.hist.n_hat();
-            }
-            self.resize_cache();
-        }
+        self.resize_cache();
     }
 
     /// Builds the histogram the last histogram timer left to be built, if any, and takes its

@@ -172,7 +172,6 @@ impl<P: Payload> MercuryNode<P> {
         cfg.validate()?;
         let cache = RouteCache::new(cfg.cache_size.capacity(1.0), cfg.cache_eviction);
         let meter = LoadMeter::new(cfg.lb_windows, cfg.lb_window_len);
-        let tracked = cfg.estimation == Estimation::Sampling;
         Ok(Self {
             cfg,
             addr,
@@ -196,11 +195,8 @@ impl<P: Payload> MercuryNode<P> {
             n_hat: 1.0,
             tally: Tally::default(),
             pending: None,
-            nc_samples: if tracked {
-                SampleSet::tracked()
-            } else {
-                SampleSet::default()
-            },
+            // Tracked in either mode: an oracle node receives no node-count samples.
+            nc_samples: SampleSet::tracked(),
             load_samples: SampleSet::default(),
             local: LocalView::default(),
             meter,
