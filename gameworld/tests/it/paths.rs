@@ -1,7 +1,7 @@
 //! Obstacle-aware paths: never through an obstacle, and shortest.
 
 use super::rng;
-use gameworld::{Map, ObstacleConfig, Rect};
+use gameworld::{Map, ObstacleConfig, Rect, WorldError};
 use proptest::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -128,7 +128,16 @@ proptest! {
     fn paths_avoid_obstacles_and_are_shortest(seed in 0u64..10_000, count in 1usize..12) {
         let mut r = rng(seed);
         let cfg = ObstacleConfig { count, min_side: 10.0, max_side: 50.0, gap: 8.0 };
-        let map = Map::generate(200.0, 150.0, &cfg, &mut r).unwrap();
+        // Random placement cannot fit every obstacle on every crowded map (a few seeds with
+        // ten or eleven obstacles): that outcome is an error of its own, checked above, and
+        // such a case says nothing about paths.
+        let map = match Map::generate(200.0, 150.0, &cfg, &mut r) {
+            Ok(map) => map,
+            Err(WorldError::ObstaclesDoNotFit { .. }) => {
+                return Err(TestCaseError::reject("the obstacles do not fit"));
+            }
+            Err(e) => panic!("{e}"),
+        };
         prop_assert_eq!(map.obstacles().len(), count);
         let mut path = Vec::new();
         for _ in 0..4 {
