@@ -9,13 +9,16 @@ use crate::stats::NetStats;
 use crate::time::SimTime;
 use crate::timer::{TimerKey, Timers};
 
-/// The pending-event payloads.
-#[derive(Clone, Debug)]
-pub(crate) enum Event<M> {
+/// A pending event as the queue holds it: small and of one size whatever the message
+/// type (24 bytes), because the queue moves each entry two or three times (into a bucket,
+/// maybe a lower bucket, then the sorted run). A message's body waits in [`Bodies`] and is
+/// named by its index there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Event {
     Msg {
         from: NodeId,
         to: NodeId,
-        msg: M,
+        body: u32,
     },
     Timer {
         slot: u32,
@@ -29,11 +32,59 @@ pub(crate) enum Event<M> {
     },
 }
 
+/// The bodies of the messages in flight, each in a slot named by its [`Event::Msg`]. A slot
+/// freed by a delivery is the first one reused (a stack of free slots), so the slots in use
+/// stay few and close together: about as many as messages in flight, warm in the cache,
+/// since a handler usually sends right after its own message's slot was freed.
+#[derive(Debug)]
+pub(crate) struct Bodies<M> {
+    slots: Vec<Option<M>>,
+    free: Vec<u32>,
+}
+
+impl<M> Default for Bodies<M> {
+    fn default() -> Self {
+        Bodies {
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<M> Bodies<M> {
+    /// Stores `msg`; returns its slot.
+    #[inline(always)]
+    pub(crate) fn put(&mut self, msg: M) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(msg);
+                i
+            }
+            None => {
+                let i = u32::try_from(self.slots.len()).expect("more than 2^32 messages in flight");
+                self.slots.push(Some(msg));
+                i
+            }
+        }
+    }
+
+    /// Takes the body out of slot `i` (which becomes free).
+    #[inline(always)]
+    pub(crate) fn take(&mut self, i: u32) -> M {
+        self.free.push(i);
+        self.slots[i as usize]
+            .take()
+            .expect("a message body is taken once")
+    }
+}
+
 /// Everything a handler can change besides its own node: the queue, the timers, the
 /// network and its traffic counters. Sends and timers go into the queue at once, so the
 /// queue's insertion order (which breaks ties) is the order of the calls.
 pub(crate) struct Sched<M> {
-    pub(crate) queue: EventQueue<Event<M>>,
+    pub(crate) queue: EventQueue<Event>,
+    /// The bodies of the [`Event::Msg`] entries in the queue.
+    pub(crate) bodies: Bodies<M>,
     pub(crate) timers: Timers,
     pub(crate) net: Network,
     pub(crate) stats: NetStats,
@@ -50,13 +101,19 @@ impl<M: Message> Sched<M> {
         });
         if self.net.is_plain() {
             match self.net.latency_model().route(from, to) {
-                Some(l) => self.queue.push((now + l).0, Event::Msg { from, to, msg }),
+                Some(l) => {
+                    let body = self.bodies.put(msg);
+                    self.queue.push((now + l).0, Event::Msg { from, to, body });
+                }
                 None => self.unroutable(from, kind),
             }
             return;
         }
         match self.net.transmit(now, from, to, size) {
-            Delivery::At(at) => self.queue.push(at.0, Event::Msg { from, to, msg }),
+            Delivery::At(at) => {
+                let body = self.bodies.put(msg);
+                self.queue.push(at.0, Event::Msg { from, to, body });
+            }
             Delivery::Lost => self.stats.with(from as usize, kind, |t| t.lost_msgs += 1),
             Delivery::Unroutable => self.unroutable(from, kind),
         }
@@ -90,5 +147,25 @@ impl<M: Message> Sched<M> {
             },
         );
         key
+    }
+}
+
+// The queue moves every entry two or three times: keep it small.
+const _: () = assert!(size_of::<Event>() <= 24);
+
+#[cfg(test)]
+mod tests {
+    use super::Bodies;
+
+    #[test]
+    fn a_freed_body_slot_is_the_next_one_used() {
+        let mut b = Bodies::default();
+        let (x, y) = (b.put('x'), b.put('y'));
+        assert_ne!(x, y);
+        assert_eq!(b.take(x), 'x');
+        let z = b.put('z');
+        assert_eq!(z, x, "the freed slot comes back first");
+        assert_eq!((b.take(y), b.take(z)), ('y', 'z'));
+        assert_eq!(b.slots.len(), 2, "no slot was added for the third body");
     }
 }

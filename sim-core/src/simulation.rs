@@ -120,6 +120,7 @@ impl<N: Node> Simulation<N> {
             alive: vec![true; n],
             sched: Sched {
                 queue: EventQueue::new(),
+                bodies: Default::default(),
                 timers: Timers::default(),
                 net,
                 stats: NetStats::new(<N::Msg as Message>::KINDS, n, cfg.per_node_stats),
@@ -279,9 +280,10 @@ impl<N: Node> Simulation<N> {
 
     /// Handle one popped event; false if it was void (cancelled timer, dead target).
     #[inline]
-    fn handle(&mut self, ev: Event<N::Msg>) -> bool {
+    fn handle(&mut self, ev: Event) -> bool {
         match ev {
-            Event::Msg { from, to, msg } => {
+            Event::Msg { from, to, body } => {
+                let msg = self.sched.bodies.take(body);
                 let size = msg.size_bytes();
                 let kind = msg.kind();
                 if !self.slots[to as usize].rt.up {
