@@ -568,8 +568,40 @@ impl SampleSet {
         if now.saturating_sub(self.oldest) < life {
             return; // every sample was created at or after `oldest`: none is old enough
         }
+        if self.log.is_some() {
+            self.expire_tracked(now, life);
+            return;
+        }
         self.retain(|created, _| now.saturating_sub(created) < life);
         self.oldest = self.created.iter().copied().min().unwrap_or(0);
+    }
+
+    /// [`SampleSet::expire`] of a tracked set, in one pass over the creation times: drops
+    /// the old samples (the set's last sample fills each gap) and finds the new `oldest`.
+    fn expire_tracked(&mut self, now: u64, life: u64) {
+        let mut oldest = u64::MAX;
+        let mut dropped = false;
+        let mut i = 0;
+        while i < self.created.len() {
+            let created = self.created[i];
+            if now.saturating_sub(created) < life {
+                oldest = oldest.min(created);
+                i += 1;
+                continue;
+            }
+            if let Some(log) = &mut self.log {
+                log.push(false, self.ranks[i], self.points[i]);
+            }
+            self.points.swap_remove(i);
+            self.created.swap_remove(i);
+            self.addrs.swap_remove(i);
+            self.ranks.swap_remove(i);
+            dropped = true;
+        }
+        if dropped {
+            self.version += 1;
+        }
+        self.oldest = if oldest == u64::MAX { 0 } else { oldest };
     }
 
     /// Drops the sample of `addr`.

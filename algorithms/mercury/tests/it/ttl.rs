@@ -34,6 +34,16 @@ fn check(
                     ttl[&id]
                 ));
             }
+            // The expiry sweep (a timer that leaves the queue while the store is empty)
+            // drops a dead item within one sweep period.
+            let sweep = nd.config().sweep_interval;
+            if now >= first + ttl[&id] + sweep {
+                return Err(format!(
+                    "node {a} item {id:?} still stored at {now}, more than a sweep period \
+                     after its death {}",
+                    first + ttl[&id]
+                ));
+            }
         }
     }
     // Items that were physically dropped must have been dead.
