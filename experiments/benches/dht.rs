@@ -13,6 +13,12 @@
 use experiments::runner::{RunOptions, run};
 use std::path::Path;
 
+/// The allocator of `mmvesim` (jemalloc with transparent huge pages, see `.cargo/config.toml`),
+/// so the benchmark measures what a run costs.
+#[cfg(all(target_os = "linux", not(target_env = "musl")))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() {
     divan::main();
 }

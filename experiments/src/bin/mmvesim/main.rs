@@ -12,6 +12,12 @@ use tools::{SpdCmd, TopoCmd, spd_cmd, topo};
 
 mod tools;
 
+/// jemalloc, with transparent huge pages (see `.cargo/config.toml`): a large simulation
+/// touches its nodes at random over hundreds of megabytes.
+#[cfg(all(target_os = "linux", not(target_env = "musl")))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// mmvesim: deterministic discrete-event network simulation for research on networked
 /// games and massively multiuser virtual environments (MMVEs).
 ///
