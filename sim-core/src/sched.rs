@@ -101,22 +101,23 @@ impl<M: Message> Sched<M> {
         });
         if self.net.is_plain() {
             match self.net.latency_model().route(from, to) {
-                Some(l) => {
-                    let body = self.bodies.put(msg);
-                    self.queue.push((now + l).0, Event::Msg { from, to, body });
-                }
+                Some(l) => self.enqueue_msg(now + l, from, to, msg),
                 None => self.unroutable(from, kind),
             }
             return;
         }
         match self.net.transmit(now, from, to, size) {
-            Delivery::At(at) => {
-                let body = self.bodies.put(msg);
-                self.queue.push(at.0, Event::Msg { from, to, body });
-            }
+            Delivery::At(at) => self.enqueue_msg(at, from, to, msg),
             Delivery::Lost => self.stats.with(from as usize, kind, |t| t.lost_msgs += 1),
             Delivery::Unroutable => self.unroutable(from, kind),
         }
+    }
+
+    /// Queue `msg` for delivery at `at`: its body into [`Bodies`], its entry into the queue.
+    #[inline(always)]
+    fn enqueue_msg(&mut self, at: SimTime, from: NodeId, to: NodeId, msg: M) {
+        let body = self.bodies.put(msg);
+        self.queue.push(at.0, Event::Msg { from, to, body });
     }
 
     /// Count a message that has no route (out of line: rare, and it keeps the send

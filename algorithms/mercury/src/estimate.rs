@@ -532,17 +532,13 @@ impl SampleSet {
             return;
         };
         self.version += 1;
-        if let Some(log) = &mut self.log {
+        if self.log.is_some() {
             let mut i = first;
             while i < self.points.len() {
                 if keep(self.created[i], self.addrs[i]) {
                     i += 1;
                 } else {
-                    log.push(false, self.ranks[i], self.points[i]);
-                    self.points.swap_remove(i);
-                    self.created.swap_remove(i);
-                    self.addrs.swap_remove(i);
-                    self.ranks.swap_remove(i);
+                    self.swap_drop(i);
                 }
             }
             return;
@@ -589,19 +585,24 @@ impl SampleSet {
                 i += 1;
                 continue;
             }
-            if let Some(log) = &mut self.log {
-                log.push(false, self.ranks[i], self.points[i]);
-            }
-            self.points.swap_remove(i);
-            self.created.swap_remove(i);
-            self.addrs.swap_remove(i);
-            self.ranks.swap_remove(i);
+            self.swap_drop(i);
             dropped = true;
         }
         if dropped {
             self.version += 1;
         }
         self.oldest = if oldest == u64::MAX { 0 } else { oldest };
+    }
+
+    /// Drops sample `i` of a tracked set, logging it; the last sample takes its place.
+    fn swap_drop(&mut self, i: usize) {
+        if let Some(log) = &mut self.log {
+            log.push(false, self.ranks[i], self.points[i]);
+        }
+        self.points.swap_remove(i);
+        self.created.swap_remove(i);
+        self.addrs.swap_remove(i);
+        self.ranks.swap_remove(i);
     }
 
     /// Drops the sample of `addr`.
