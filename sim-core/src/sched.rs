@@ -34,8 +34,10 @@ pub(crate) enum Event {
 
 /// The bodies of the messages in flight, each in a slot named by its [`Event::Msg`]. A slot
 /// freed by a delivery is the first one reused (a stack of free slots), so the slots in use
-/// stay few and close together: about as many as messages in flight, warm in the cache,
-/// since a handler usually sends right after its own message's slot was freed.
+/// stay few and close together (about as many as messages in flight), and a send usually
+/// writes the slot its handler's own message just left, still in cache. A delivery reads a
+/// slot written one network delay earlier, by then out of cache with many nodes: the event
+/// loop prefetches it a few events ahead.
 #[derive(Debug)]
 pub(crate) struct Bodies<M> {
     slots: Vec<Option<M>>,
@@ -65,6 +67,15 @@ impl<M> Bodies<M> {
                 self.slots.push(Some(msg));
                 i
             }
+        }
+    }
+
+    /// Starts loading slot `i` (a hint for a delivery a few events ahead: the slot was
+    /// written when the message was sent, usually long enough ago to be out of cache).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, i: u32) {
+        if let Some(slot) = self.slots.get(i as usize) {
+            crate::prefetch::prefetch(slot);
         }
     }
 

@@ -244,7 +244,10 @@ impl<N: Node> Simulation<N> {
         self.sched.queue.fill_ahead(LOOK_AHEAD);
         if let Some(ev) = self.sched.queue.run_ahead(LOOK_AHEAD) {
             let node = match ev {
-                Event::Msg { to, .. } => *to,
+                Event::Msg { to, body, .. } => {
+                    self.sched.bodies.prefetch(*body);
+                    *to
+                }
                 Event::Timer { node, .. } | Event::Churn { node, .. } => *node,
             };
             if let Some(slot) = self.slots.get(node as usize) {
