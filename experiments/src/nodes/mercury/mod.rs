@@ -459,10 +459,16 @@ impl<O: Overlay, A: App<O>> Host<O, A> {
             if !out.sends.is_empty() {
                 let now = ctx.now().as_nanos();
                 let me = ctx.me();
-                for (to, m) in out.sends.drain(..) {
-                    self.app.on_send(now, me, to, &m);
+                // Two passes: the first reads each message where the overlay wrote it, the
+                // second moves it straight into the engine. (Moving it first and reading the
+                // moved copy made the compiler read a stack copy at an offset its stores did
+                // not match, a store-forwarding stall on every message.)
+                for (to, m) in &out.sends {
+                    self.app.on_send(now, me, *to, m);
                     self.traffic
                         .count(category_index(m.category()), m.wire_size());
+                }
+                for (to, m) in out.sends.drain(..) {
                     ctx.send(to, Wire::Overlay(m));
                 }
             }
