@@ -629,7 +629,7 @@ mod tests {
             seed in any::<u64>(),
             flip in proptest::option::of((any::<prop::sample::Index>(), any::<prop::sample::Index>())),
         ) {
-            use rand::{Rng, SeedableRng};
+            use rand::SeedableRng;
             let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
             let mut t = vec![0u32; n * n];
             for i in 0..n {
