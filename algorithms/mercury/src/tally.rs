@@ -69,11 +69,11 @@ impl Entry {
     }
 }
 
-/// A sorted array kept inside a larger buffer with room at both ends, so that an insertion or a
+/// An array kept inside a larger buffer with room at both ends, so that an insertion or a
 /// removal moves the entries on its shorter side: a quarter of the array on average, where a
-/// `Vec` moves half. (A histogram timer applies about ten such changes to an array of a few
-/// hundred points; the moves were most of its cost.) Reads go through the slice it
-/// dereferences to.
+/// `Vec` moves half. (A histogram timer applies about ten such changes to the tally's sorted
+/// points, about 160 of them on the 10 000-node churn run; the moves were a large part of its
+/// cost.) Reads go through the slice it dereferences to.
 #[derive(Clone, Debug, Default)]
 struct Slack {
     buf: Vec<Entry>,
