@@ -87,15 +87,7 @@ impl MatrixLatency {
     }
 
     fn new(n: usize, micros: Vec<u32>) -> Self {
-        // In 64 × 64 tiles, so that the transposed reads stay in cache for large matrices.
-        const T: usize = 64;
-        let symmetric = (0..n).step_by(T).all(|bi| {
-            (bi..n).step_by(T).all(|bj| {
-                (bi..(bi + T).min(n)).all(|i| {
-                    (bj.max(i + 1)..(bj + T).min(n)).all(|j| micros[i * n + j] == micros[j * n + i])
-                })
-            })
-        });
+        let symmetric = is_symmetric(n, &micros);
         MatrixLatency {
             n,
             micros,
@@ -161,6 +153,25 @@ impl MatrixLatency {
             crate::prefetch::prefetch_one(e);
         }
     }
+}
+
+/// Whether the row-major `n × n` table equals its transpose. Compared in 64 × 64 tiles (each
+/// tile of the upper triangle against its mirror), so that the transposed reads stay in cache
+/// for large matrices.
+fn is_symmetric(n: usize, micros: &[u32]) -> bool {
+    const T: usize = 64;
+    for bi in (0..n).step_by(T) {
+        for bj in (bi..n).step_by(T) {
+            for i in bi..(bi + T).min(n) {
+                for j in bj.max(i + 1)..(bj + T).min(n) {
+                    if micros[i * n + j] != micros[j * n + i] {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
 }
 
 impl OneWayLatency for MatrixLatency {
