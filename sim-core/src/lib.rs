@@ -76,7 +76,7 @@ pub use network::{
     MatrixLatency, NO_ROUTE_US, Network, OneWayLatency, Ordering, RouterLatency,
     RouterLatencyError,
 };
-pub use node::{Ctx, Message, Node, NodeId};
+pub use node::{Ctx, Message, Node, NodeId, Upcoming};
 pub use prefetch::Prefetcher;
 pub use rng::SimRng;
 pub use simulation::{SimConfig, Simulation};

@@ -31,6 +31,25 @@ pub trait Message {
     }
 }
 
+/// The event a node will handle next, as the event loop sees it a few events ahead
+/// (see [`Node::prefetch_state`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Upcoming<'a, M> {
+    /// The delivery of this message.
+    Message(&'a M),
+    /// The firing of the timer with this tag.
+    Timer(u64),
+}
+
+impl<M> Clone for Upcoming<'_, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M> Copy for Upcoming<'_, M> {}
+
 /// The behaviour of one simulated node.
 ///
 /// Handlers run to completion at a single instant; whatever they send or schedule goes
@@ -71,13 +90,17 @@ pub trait Node {
         None
     }
 
-    /// Asks `p` to start loading the heap data this node's next handler will touch (its
-    /// routing tables, say). The event loop calls it a few events before the node's next
-    /// event, when the node's own record is already on its way, so the handler finds its
-    /// tables in cache. A hint only: any answer, or none, gives the same results.
+    /// Asks `p` to start loading the heap data this node's handler of `next` will touch
+    /// (for a routing message its routing tables, say; for a timer that expires samples,
+    /// the sample times). The event loop calls it a few events before it handles `next`,
+    /// when the node's own record is already on its way, so the handler finds its data in
+    /// cache. Naming only what that handler reads matters: every line asked for holds one
+    /// of the core's few outstanding-miss slots, and a node that names all its tables for
+    /// every event fills them with lines nothing reads. A hint only: any answer, or none,
+    /// gives the same results.
     #[inline]
-    fn prefetch_state(&self, p: &crate::Prefetcher) {
-        let _ = p;
+    fn prefetch_state(&self, next: Upcoming<'_, Self::Msg>, p: &crate::Prefetcher) {
+        let _ = (next, p);
     }
 }
 

@@ -79,6 +79,12 @@ impl<M> Bodies<M> {
         }
     }
 
+    /// The body in slot `i`, if it holds one (for the look-ahead's hint).
+    #[inline(always)]
+    pub(crate) fn peek(&self, i: u32) -> Option<&M> {
+        self.slots.get(i as usize).and_then(Option::as_ref)
+    }
+
     /// Takes the body out of slot `i` (which becomes free).
     #[inline(always)]
     pub(crate) fn take(&mut self, i: u32) -> M {

@@ -5,7 +5,7 @@
 use crate::churn::{Churn, ChurnAction, SessionChurn};
 use crate::metrics::{Metrics, Scope};
 use crate::network::Network;
-use crate::node::{Ctx, Message, Node, NodeId};
+use crate::node::{Ctx, Message, Node, NodeId, Upcoming};
 use crate::prefetch;
 use crate::queue::EventQueue;
 use crate::rng::{self, SimRng};
@@ -255,13 +255,14 @@ impl<N: Node> Simulation<N> {
             }
         }
         // The node of the event PEER_AHEAD events ahead, fetched above a few events ago,
-        // can now name its heap data; and a timer's node may know whom it will message:
-        // fetch that peer too (with no network delay, its delivery follows the timer at
-        // once).
+        // can now name the heap data its handler of that event reads (the message body
+        // was fetched with it); and a timer's node may know whom it will message: fetch
+        // that peer too (with no network delay, its delivery follows the timer at once).
         match self.sched.queue.run_ahead(PEER_AHEAD) {
             Some(Event::Timer { node, tag, .. }) => {
                 if let Some(slot) = self.slots.get(*node as usize) {
-                    slot.node.prefetch_state(&prefetch::Prefetcher::new());
+                    slot.node
+                        .prefetch_state(Upcoming::Timer(*tag), &prefetch::Prefetcher::new());
                     if let Some(id) = slot.node.timer_peer_hint(*tag)
                         && let Some(peer) = self.slots.get(id as usize)
                     {
@@ -270,9 +271,12 @@ impl<N: Node> Simulation<N> {
                     }
                 }
             }
-            Some(Event::Msg { from, to, .. }) => {
-                if let Some(slot) = self.slots.get(*to as usize) {
-                    slot.node.prefetch_state(&prefetch::Prefetcher::new());
+            Some(Event::Msg { from, to, body }) => {
+                if let Some(slot) = self.slots.get(*to as usize)
+                    && let Some(msg) = self.sched.bodies.peek(*body)
+                {
+                    slot.node
+                        .prefetch_state(Upcoming::Message(msg), &prefetch::Prefetcher::new());
                 }
                 // Most messages are answered: start loading the latency of the reply.
                 self.sched.net.latency_model().prefetch_route(*to, *from);

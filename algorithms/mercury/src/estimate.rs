@@ -583,6 +583,12 @@ impl SampleSet {
         self.ranks.truncate(j);
     }
 
+    /// Names what an expiry scans (the creation times of the samples due to die first), for
+    /// a driver's prefetch.
+    pub(crate) fn prefetch_expiry<F: crate::Prefetch>(&self, p: &F) {
+        p.slice(&self.created[..self.early.min(self.created.len())]);
+    }
+
     /// Drops samples older than `life`.
     pub fn expire(&mut self, now: u64, life: u64) {
         if now.saturating_sub(self.oldest) < life {
@@ -788,6 +794,11 @@ pub struct LocalView {
 }
 
 impl LocalView {
+    /// Names the points, for a driver's prefetch.
+    pub(crate) fn prefetch<F: crate::Prefetch>(&self, p: &F) {
+        p.slice(&self.points);
+    }
+
     /// Records a reply.
     pub fn put(&mut self, p: LocalPoint) {
         if let Some(e) = self

@@ -16,6 +16,11 @@ pub struct LoadMeter {
 }
 
 impl LoadMeter {
+    /// Names the window counts, for a driver's prefetch.
+    pub(crate) fn prefetch<F: crate::Prefetch>(&self, p: &F) {
+        p.slice(&self.counts);
+    }
+
     /// A meter of `windows` windows of `window_len` ns (both at least 1).
     #[must_use]
     pub fn new(windows: usize, window_len: u64) -> Self {

@@ -305,6 +305,12 @@ impl<P: Clone> SoftStore<P> {
         self.subs.retain(|s| s.item.interval.intersects(range));
     }
 
+    /// Names the stored items a sweep scans, for a driver's prefetch.
+    pub(crate) fn prefetch<F: crate::Prefetch>(&self, p: &F) {
+        p.slice(&self.pubs);
+        p.slice(&self.subs);
+    }
+
     /// Drops everything (the node left the ring).
     pub(crate) fn clear(&mut self) {
         self.pubs.clear();

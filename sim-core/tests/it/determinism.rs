@@ -2,6 +2,7 @@
 
 use rand::RngExt;
 use sim_core::*;
+use std::cell::{Cell, RefCell};
 
 #[derive(Clone, Copy, Debug)]
 struct Rumor(u32);
@@ -126,6 +127,12 @@ struct Hinting {
     lie: bool,
     /// A running hash of every message received: (time, sender, value).
     seen: u64,
+    /// The values of the messages the look-ahead announced (`prefetch_state`), and of those
+    /// received.
+    announced: RefCell<Vec<u32>>,
+    received: Vec<u32>,
+    /// Timers announced and fired.
+    announced_timers: Cell<u32>,
 }
 
 impl Node for Hinting {
@@ -137,6 +144,7 @@ impl Node for Hinting {
         self.next = ctx.rng().random_range(0..n);
     }
     fn on_message(&mut self, ctx: &mut Ctx<'_, Rumor>, from: NodeId, m: Rumor) {
+        self.received.push(m.0);
         let x = ctx.now().as_nanos() ^ (u64::from(from) << 32) ^ u64::from(m.0);
         self.seen = self.seen.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ x;
         if m.0.is_multiple_of(2) {
@@ -160,9 +168,27 @@ impl Node for Hinting {
             self.next
         })
     }
+    fn prefetch_state(&self, next: Upcoming<'_, Rumor>, _: &Prefetcher) {
+        match next {
+            Upcoming::Message(m) => self.announced.borrow_mut().push(m.0),
+            Upcoming::Timer(_) => self.announced_timers.set(self.announced_timers.get() + 1),
+            _ => {}
+        }
+    }
 }
 
 fn hinting(lie: bool, driver: fn(&mut Simulation<Hinting>)) -> Vec<u64> {
+    hinting_run(lie, SimTime::ZERO, driver)
+        .nodes()
+        .map(|n| n.seen)
+        .collect()
+}
+
+fn hinting_run(
+    lie: bool,
+    latency: SimTime,
+    driver: fn(&mut Simulation<Hinting>),
+) -> Simulation<Hinting> {
     const N: usize = 40_000;
     let nodes = (0..N).map(|_| Hinting {
         _pad: [0; 9],
@@ -170,12 +196,53 @@ fn hinting(lie: bool, driver: fn(&mut Simulation<Hinting>)) -> Vec<u64> {
         ticks: 0,
         lie,
         seen: 0,
+        announced: RefCell::new(Vec::new()),
+        received: Vec::new(),
+        announced_timers: Cell::new(0),
     });
-    let net = Network::new(ConstantLatency(SimTime::ZERO), LinkConfig::default());
+    let net = Network::new(ConstantLatency(latency), LinkConfig::default());
     let mut sim = Simulation::new(nodes, net, SimConfig::new(3));
     driver(&mut sim);
     assert_eq!(sim.events_processed(), (N * 5 * 3) as u64);
-    sim.nodes().map(|n| n.seen).collect()
+    sim
+}
+
+/// The look-ahead tells a node which event it will handle: every message it announces to
+/// a node (`prefetch_state`) is one that node then receives, and it announces most of
+/// them, and timers too. (With no churn every queued event is handled; with a network
+/// delay, messages queue long enough to pass the look-ahead point.)
+#[test]
+fn look_ahead_names_the_next_event() {
+    let sim = hinting_run(false, SimTime::from_micros(200), |s| {
+        s.run_until(SimTime::from_secs(10));
+    });
+    let (mut announced, mut received, mut timers) = (0, 0, 0);
+    for n in sim.nodes() {
+        let mut got = n.received.clone();
+        got.sort_unstable();
+        for m in n.announced.borrow().iter() {
+            assert!(
+                got.binary_search(m).is_ok(),
+                "announced {m}, never received"
+            );
+        }
+        // Announced at most once per message received (a message pushed back behind a
+        // later insertion passes the look-ahead point twice).
+        let mut told = n.announced.borrow().clone();
+        told.sort_unstable();
+        for v in got.chunk_by(|a, b| a == b) {
+            let k = told.iter().filter(|&&t| t == v[0]).count();
+            announced += k.min(v.len());
+        }
+        received += got.len();
+        timers += n.announced_timers.get();
+    }
+    assert!(received > 0);
+    assert!(
+        announced * 10 >= received * 9,
+        "{announced} of {received} announced"
+    );
+    assert!(timers > 0);
 }
 
 /// The look-ahead (on above 4 MB of nodes: it sorts queue buckets early and prefetches)

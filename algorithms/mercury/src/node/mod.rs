@@ -756,11 +756,73 @@ impl<P: Payload> MercuryNode<P> {
     /// Names the heap data the node's next input most likely touches (ring neighbours, long
     /// links, the peer table, the route cache) so that a driver handling many nodes can
     /// start loading it early. A hint only: the node behaves the same whatever is done.
+    /// When the driver knows the input, [`MercuryNode::prefetch_message`] and
+    /// [`MercuryNode::prefetch_timer`] name less.
     pub fn prefetch_state<F: crate::Prefetch>(&self, p: &F) {
         p.slice(&self.succs);
         p.slice(&self.long);
         self.table.prefetch(p);
         self.cache.prefetch(p);
+    }
+
+    /// [`MercuryNode::prefetch_state`] for a known next message `m`: only the tables its
+    /// handler reads, for the frequent upkeep messages (a walk step picks a long link and
+    /// marks a reverse link; a ping and a pong learn the sender and mark its link; a local
+    /// probe reads the first successor and the load meter), everything for the others.
+    /// Asking for every table before every input fills the core's few outstanding-miss
+    /// slots with lines the handler never reads.
+    pub fn prefetch_message<F: crate::Prefetch>(&self, m: &Msg<P>, p: &F) {
+        match m {
+            Msg::WalkRequest { .. } => {
+                p.slice(&self.rev);
+                p.slice(&self.long);
+                p.slice(&self.stale);
+            }
+            Msg::LocalProbe { .. } => {
+                p.slice(&self.succs[..self.succs.len().min(1)]);
+                self.meter.prefetch(p);
+            }
+            Msg::LocalReply { .. } => {
+                p.slice(&self.succs);
+                self.table.prefetch(p);
+                self.local.prefetch(p);
+            }
+            Msg::Ping { .. } => {
+                p.slice(&self.succs);
+                self.table.prefetch(p);
+                p.slice(&self.rev);
+            }
+            Msg::Pong { .. } => {
+                p.slice(&self.succs);
+                self.table.prefetch(p);
+                p.slice(&self.stale);
+                p.slice(&self.long);
+            }
+            Msg::StabilizeRequest { .. } | Msg::Notify { .. } => {
+                p.slice(&self.succs);
+                self.table.prefetch(p);
+            }
+            _ => self.prefetch_state(p),
+        }
+    }
+
+    /// [`MercuryNode::prefetch_state`] for a known next timer `t`: the histogram timer
+    /// reads the sample times an expiry scans and the local view (not the routing tables),
+    /// the stabilization and local-sampling timers the first successor, the link check the
+    /// long links, the sweep the stored items; the others everything.
+    pub fn prefetch_timer<F: crate::Prefetch>(&self, t: Timer, p: &F) {
+        match t {
+            Timer::Histogram => {
+                self.nc_samples.prefetch_expiry(p);
+                self.local.prefetch(p);
+            }
+            Timer::Stabilize | Timer::LocalSample => {
+                p.slice(&self.succs[..self.succs.len().min(1)]);
+            }
+            Timer::Sweep => self.store.prefetch(p),
+            Timer::LinkCheck => p.slice(&self.long),
+            _ => self.prefetch_state(p),
+        }
     }
 
     fn resize_cache(&mut self) {

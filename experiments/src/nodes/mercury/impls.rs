@@ -74,6 +74,16 @@ impl<P: Payload> Overlay for MercuryNode<P> {
         self.prefetch_state(&Engine(p));
     }
 
+    #[inline]
+    fn prefetch_message(&self, m: &Self::Msg, p: &sim_core::Prefetcher) {
+        MercuryNode::prefetch_message(self, m, &Engine(p));
+    }
+
+    #[inline]
+    fn prefetch_timer(&self, t: Self::Timer, p: &sim_core::Prefetcher) {
+        MercuryNode::prefetch_timer(self, t, &Engine(p));
+    }
+
     fn create(&mut self, now: u64, out: &mut mercury::Output<P>) {
         MercuryNode::create(self, now, out);
     }

@@ -30,7 +30,7 @@ use std::rc::Rc;
 use mercury::chord::ChordMsg;
 use mercury::{Addr, Category, Effects, Msg, Payload, Protocol};
 use rand::RngExt;
-use sim_core::{Ctx, Message, Node, NodeId, SimRng, SimTime, TimerKey};
+use sim_core::{Ctx, Message, Node, NodeId, SimRng, SimTime, TimerKey, Upcoming};
 
 mod impls;
 
@@ -181,10 +181,25 @@ pub struct LookupDone {
 /// A sans-I/O overlay node the host can drive: the crate's [`Protocol`] plus membership
 /// calls, lookups and a `u64` encoding of its timers (engine timers carry a `u64` tag).
 pub trait Overlay: Protocol<Msg: OverlayMsg, Timer: Copy + PartialEq> {
-    /// Names the node's hot heap data for the engine's prefetch (a hint; default: none).
+    /// Names the node's hot heap data for the engine's prefetch, for an event the overlay
+    /// does not see (an application message or timer). A hint; default: none.
     #[inline]
     fn prefetch_state(&self, p: &sim_core::Prefetcher) {
         let _ = p;
+    }
+    /// Names the heap data the handler of `m` reads, for the engine's prefetch (a hint;
+    /// default: [`Overlay::prefetch_state`]).
+    #[inline]
+    fn prefetch_message(&self, m: &Self::Msg, p: &sim_core::Prefetcher) {
+        let _ = m;
+        self.prefetch_state(p);
+    }
+    /// Names the heap data the handler of timer `t` reads, for the engine's prefetch (a
+    /// hint; default: [`Overlay::prefetch_state`]).
+    #[inline]
+    fn prefetch_timer(&self, t: Self::Timer, p: &sim_core::Prefetcher) {
+        let _ = t;
+        self.prefetch_state(p);
     }
     /// The timer as a tag below 2^62.
     fn timer_bits(t: Self::Timer) -> u64;
@@ -537,10 +552,19 @@ where
     type Msg = Wire<O::Msg, A::Msg>;
 
     #[inline]
-    fn prefetch_state(&self, p: &sim_core::Prefetcher) {
+    fn prefetch_state(&self, next: Upcoming<'_, Self::Msg>, p: &sim_core::Prefetcher) {
         p.value(self);
         p.slice(&self.timers);
-        self.node.prefetch_state(p);
+        match next {
+            Upcoming::Message(Wire::Overlay(m)) => self.node.prefetch_message(m, p),
+            Upcoming::Timer(tag) if tag & APP_TIMER == 0 && tag != WATCHDOG_TIMER => {
+                match O::timer_from_bits(tag) {
+                    Some(t) => self.node.prefetch_timer(t, p),
+                    None => self.node.prefetch_state(p),
+                }
+            }
+            _ => self.node.prefetch_state(p),
+        }
     }
 
     fn on_start(&mut self, ctx: &mut Ctx<'_, Self::Msg>) {
