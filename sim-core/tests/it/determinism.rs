@@ -131,7 +131,7 @@ struct Hinting {
     /// received.
     announced: RefCell<Vec<u32>>,
     received: Vec<u32>,
-    /// Timers announced and fired.
+    /// Timers announced.
     announced_timers: Cell<u32>,
 }
 
@@ -231,7 +231,7 @@ fn look_ahead_names_the_next_event() {
         let mut told = n.announced.borrow().clone();
         told.sort_unstable();
         for v in got.chunk_by(|a, b| a == b) {
-            let k = told.iter().filter(|&&t| t == v[0]).count();
+            let k = told.partition_point(|&t| t <= v[0]) - told.partition_point(|&t| t < v[0]);
             announced += k.min(v.len());
         }
         received += got.len();
