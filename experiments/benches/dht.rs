@@ -6,7 +6,8 @@
 //!   ring with the route cache, 1 000 000 uniformly random lookups over 10 simulated seconds,
 //!   ring maintenance off (routing alone).
 //! - `mercury_10k_churn_30min`: 10 000 hosts, sampled-`n̂` Mercury with maintenance, exponential
-//!   sessions (mean 30 min, downtime 10 min), 30 simulated minutes, 0.01 lookups/member/s.
+//!   sessions (mean 30 min, downtime 10 min), 30 simulated minutes, 0.01 lookups/member/s,
+//!   in two partitions (`params.partitions = 2`: one thread each on a machine with two cores).
 //!
 //! Run with `cargo bench -p experiments --bench dht` (several minutes per sample).
 
@@ -48,7 +49,9 @@ fn run_text(tag: &str, text: &str) -> u64 {
     let _ = std::fs::remove_dir_all(&out);
     let opts = RunOptions {
         out: Some(out.clone()),
-        jobs: Some(1),
+        // The default pool (every core), as `mmvesim run`: a partitioned job runs its
+        // partitions on it; each scenario here is one job.
+        jobs: None,
         no_plots: true,
         quiet: true,
         ..Default::default()
@@ -82,7 +85,7 @@ fn mercury_100k_1m_lookups(bencher: divan::Bencher<'_, '_>) {
 #[divan::bench(sample_count = 1, sample_size = 1)]
 fn mercury_10k_churn_30min(bencher: divan::Bencher<'_, '_>) {
     let text = format!(
-        "experiment = \"dht-churn\"\nseed = 1\n{}\n[churn]\nsession_s = {{ dist = \"exponential\", mean = 1800.0 }}\ndowntime_s = {{ dist = \"exponential\", mean = 600.0 }}\ncrash_fraction = 0.5\nstable_nodes = 10\nstart_s = 120.0\n[params]\nring = \"mercury-sampled\"\nlookup_rate_hz = 0.01\nduration_s = 1800.0\n",
+        "experiment = \"dht-churn\"\nseed = 1\n{}\n[churn]\nsession_s = {{ dist = \"exponential\", mean = 1800.0 }}\ndowntime_s = {{ dist = \"exponential\", mean = 600.0 }}\ncrash_fraction = 0.5\nstable_nodes = 10\nstart_s = 120.0\n[params]\nring = \"mercury-sampled\"\nlookup_rate_hz = 0.01\nduration_s = 1800.0\npartitions = 2\n",
         WAXMAN.replace("\n[network]", "\nhosts = 10000\n[network]")
     );
     bench(bencher, "churn10k", &text);

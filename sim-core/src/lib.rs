@@ -59,6 +59,7 @@ pub mod dist;
 pub mod metrics;
 pub mod network;
 mod node;
+pub mod partition;
 mod prefetch;
 mod queue;
 pub mod rng;
@@ -77,6 +78,7 @@ pub use network::{
     RouterLatencyError,
 };
 pub use node::{Ctx, Message, Node, NodeId, Upcoming};
+pub use partition::{PartitionError, Partitioning, run_partitioned};
 pub use prefetch::Prefetcher;
 pub use rng::SimRng;
 pub use simulation::{SimConfig, Simulation};

@@ -105,6 +105,28 @@ pub(crate) struct Sched<M> {
     pub(crate) timers: Timers,
     pub(crate) net: Network,
     pub(crate) stats: NetStats,
+    /// Set when the simulation is one partition of a partitioned run
+    /// ([`crate::partition`]): messages to nodes of other partitions go to its outboxes.
+    pub(crate) remote: Option<Box<Remote<M>>>,
+}
+
+/// The cross-partition side of a partition's scheduler.
+pub(crate) struct Remote<M> {
+    /// Partition of every node, by id.
+    pub(crate) owner: std::sync::Arc<[u16]>,
+    /// This partition.
+    pub(crate) me: u16,
+    /// Messages for other partitions sent in the current window, by destination partition.
+    pub(crate) out: Vec<Vec<Outgoing<M>>>,
+}
+
+/// A message on its way to another partition: queued there at the end of the window in
+/// which it was sent (its arrival lies beyond the window).
+pub(crate) struct Outgoing<M> {
+    pub(crate) at: u64,
+    pub(crate) from: NodeId,
+    pub(crate) to: NodeId,
+    pub(crate) msg: M,
 }
 
 impl<M: Message> Sched<M> {
@@ -133,6 +155,18 @@ impl<M: Message> Sched<M> {
     /// Queue `msg` for delivery at `at`: its body into [`Bodies`], its entry into the queue.
     #[inline(always)]
     fn enqueue_msg(&mut self, at: SimTime, from: NodeId, to: NodeId, msg: M) {
+        if let Some(r) = &mut self.remote {
+            let p = r.owner[to as usize];
+            if p != r.me {
+                r.out[p as usize].push(Outgoing {
+                    at: at.0,
+                    from,
+                    to,
+                    msg,
+                });
+                return;
+            }
+        }
         let body = self.bodies.put(msg);
         self.queue.push(at.0, Event::Msg { from, to, body });
     }

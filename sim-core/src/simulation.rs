@@ -9,11 +9,12 @@ use crate::node::{Ctx, Message, Node, NodeId, Upcoming};
 use crate::prefetch;
 use crate::queue::EventQueue;
 use crate::rng::{self, SimRng};
-use crate::sched::{Event, Sched};
+use crate::sched::{Event, Outgoing, Remote, Sched};
 use crate::stats::NetStats;
 use crate::time::SimTime;
 use crate::timer::Timers;
 use rand::RngExt;
+use std::sync::Arc;
 
 /// How many events ahead [`Simulation`] touches the next nodes (see `look_ahead`).
 const LOOK_AHEAD: usize = 8;
@@ -87,6 +88,19 @@ pub struct Simulation<N: Node> {
     sessions: Option<SessionChurn>,
     events: u64,
     started: bool,
+    /// Set when this simulation is one partition of a partitioned run.
+    part: Option<Part>,
+}
+
+/// What a partition knows of the partitioning (see [`crate::partition`]).
+struct Part {
+    /// Partition of every node, by id.
+    owner: Arc<[u16]>,
+    /// This partition.
+    me: u16,
+    /// Nodes of this partition that went up or down in the current window, in order: the
+    /// other partitions' `alive` copies learn them at the window's end.
+    changes: Vec<(NodeId, bool)>,
 }
 
 impl<N: Node> Simulation<N> {
@@ -96,7 +110,45 @@ impl<N: Node> Simulation<N> {
     ///
     /// # Panics
     /// If there are more than `u32::MAX` nodes, or churn names a node that does not exist.
-    pub fn new(nodes: impl IntoIterator<Item = N>, mut net: Network, cfg: SimConfig) -> Self {
+    pub fn new(nodes: impl IntoIterator<Item = N>, net: Network, cfg: SimConfig) -> Self {
+        Self::build(nodes, net, cfg, None)
+    }
+
+    /// Partition `me` of a partitioned run: every node's record is here (node ids stay
+    /// global), but only the nodes `owner` gives to `me` start, churn and handle events.
+    pub(crate) fn new_partition(
+        nodes: impl IntoIterator<Item = N>,
+        net: Network,
+        cfg: SimConfig,
+        owner: Arc<[u16]>,
+        me: u16,
+        parts: usize,
+    ) -> Self {
+        let mut sim = Self::build(
+            nodes,
+            net,
+            cfg,
+            Some(Part {
+                owner: Arc::clone(&owner),
+                me,
+                changes: Vec::new(),
+            }),
+        );
+        assert_eq!(owner.len(), sim.slots.len(), "one partition per node");
+        sim.sched.remote = Some(Box::new(Remote {
+            owner,
+            me,
+            out: (0..parts).map(|_| Vec::new()).collect(),
+        }));
+        sim
+    }
+
+    fn build(
+        nodes: impl IntoIterator<Item = N>,
+        mut net: Network,
+        cfg: SimConfig,
+        part: Option<Part>,
+    ) -> Self {
         let slots = nodes
             .into_iter()
             .enumerate()
@@ -124,18 +176,23 @@ impl<N: Node> Simulation<N> {
                 timers: Timers::default(),
                 net,
                 stats: NetStats::new(<N::Msg as Message>::KINDS, n, cfg.per_node_stats),
+                remote: None,
             },
             metrics: Metrics::new(),
             churn_rngs: Vec::new(),
             sessions: None,
             events: 0,
             started: false,
+            part,
         };
         for &d in &cfg.churn.initially_down {
             sim.set_alive(d, false);
         }
         for c in &cfg.churn.scheduled {
             assert!((c.node as usize) < n, "churn names node {} of {n}", c.node);
+            if !sim.owns(c.node) {
+                continue;
+            }
             sim.sched.queue.push(
                 c.at.0,
                 Event::Churn {
@@ -149,6 +206,9 @@ impl<N: Node> Simulation<N> {
                 .map(|i| rng::stream_rng(cfg.seed, i as u64, "churn"))
                 .collect();
             for i in s.stable_nodes as usize..n {
+                if !sim.owns(i as NodeId) {
+                    continue;
+                }
                 if sim.alive[i] {
                     sim.schedule_departure(i as NodeId, s.start, &s);
                 } else {
@@ -188,7 +248,7 @@ impl<N: Node> Simulation<N> {
         }
         self.started = true;
         for i in 0..self.slots.len() {
-            if self.alive[i] {
+            if self.alive[i] && self.owns(i as NodeId) {
                 self.dispatch(i as NodeId, |n, ctx| n.on_start(ctx));
             }
         }
@@ -333,11 +393,72 @@ impl<N: Node> Simulation<N> {
         self.slots[id as usize].rt.up = up;
     }
 
+    /// Whether node `id` belongs to this simulation: always, unless the simulation is one
+    /// partition of a partitioned run ([`crate::partition`]), which owns some nodes and
+    /// keeps only an inert record of the others.
+    #[inline]
+    pub fn owns(&self, id: NodeId) -> bool {
+        self.part
+            .as_ref()
+            .is_none_or(|p| p.owner[id as usize] == p.me)
+    }
+
+    /// The instant of the next pending event, if any.
+    pub(crate) fn next_event_time(&mut self) -> Option<u64> {
+        self.sched.queue.peek_time()
+    }
+
+    /// Swap the messages sent to partition `dst` in this window with `into` (an empty
+    /// buffer whose capacity is kept for the next window).
+    pub(crate) fn swap_outbox(&mut self, dst: usize, into: &mut Vec<Outgoing<N::Msg>>) {
+        if let Some(r) = &mut self.sched.remote {
+            std::mem::swap(&mut r.out[dst], into);
+        }
+    }
+
+    /// Swap this window's up/down changes of own nodes with `into`.
+    pub(crate) fn swap_changes(&mut self, into: &mut Vec<(NodeId, bool)>) {
+        if let Some(p) = &mut self.part {
+            std::mem::swap(&mut p.changes, into);
+        }
+    }
+
+    /// Queue messages another partition sent to nodes of this one (emptying `batch`).
+    pub(crate) fn deliver(&mut self, batch: &mut Vec<Outgoing<N::Msg>>) {
+        for o in batch.drain(..) {
+            debug_assert!(o.at > self.now.0, "a message arrives inside its window");
+            let body = self.sched.bodies.put(o.msg);
+            self.sched.queue.push(
+                o.at,
+                Event::Msg {
+                    from: o.from,
+                    to: o.to,
+                    body,
+                },
+            );
+        }
+    }
+
+    /// Take another partition's up/down changes into this partition's `alive` view.
+    pub(crate) fn learn_alive(&mut self, changes: &[(NodeId, bool)]) {
+        for &(id, up) in changes {
+            self.alive[id as usize] = up;
+        }
+    }
+
+    /// Record an up/down change of an own node for the other partitions.
+    fn announce(&mut self, id: NodeId, up: bool) {
+        if let Some(p) = &mut self.part {
+            p.changes.push((id, up));
+        }
+    }
+
     fn apply_churn(&mut self, node: NodeId, action: ChurnAction) -> bool {
         let i = node as usize;
         let done = match action {
             ChurnAction::Join if !self.alive[i] => {
                 self.set_alive(node, true);
+                self.announce(node, true);
                 self.metrics.count("churn_joins", Scope::Global, 1.0);
                 self.dispatch(node, |n, ctx| n.on_start(ctx));
                 true
@@ -345,6 +466,7 @@ impl<N: Node> Simulation<N> {
             ChurnAction::Leave if self.alive[i] => {
                 self.dispatch(node, |n, ctx| n.on_leave(ctx));
                 self.set_alive(node, false);
+                self.announce(node, false);
                 self.slots[i].rt.incarnation = self.slots[i].rt.incarnation.wrapping_add(1);
                 self.metrics.count("churn_leaves", Scope::Global, 1.0);
                 true
@@ -352,6 +474,7 @@ impl<N: Node> Simulation<N> {
             ChurnAction::Crash if self.alive[i] => {
                 self.slots[i].node.on_crash();
                 self.set_alive(node, false);
+                self.announce(node, false);
                 self.slots[i].rt.incarnation = self.slots[i].rt.incarnation.wrapping_add(1);
                 self.metrics.count("churn_crashes", Scope::Global, 1.0);
                 true

@@ -294,6 +294,66 @@ fn churn_experiment_is_deterministic_and_counts_churn() {
     }
 }
 
+/// `dht-churn` over hosts behind routers, as one partition or three.
+const CHURN_HOSTS: &str = r#"
+experiment = "dht-churn"
+seed = 3
+[topology]
+kind = "waxman"
+nodes = 30
+side_ms = 60.0
+hosts = 150
+access_ms = { dist = "exponential", mean = 3.0 }
+[churn]
+session_s = { dist = "exponential", mean = 60.0 }
+downtime_s = { dist = "exponential", mean = 30.0 }
+crash_fraction = 0.5
+stable_nodes = 5
+start_s = 20.0
+[params]
+duration_s = 120.0
+sample_s = 20.0
+lookup_rate_hz = 0.5
+[sweep]
+"params.partitions" = [1, 3]
+"params.ring" = ["mercury-sampled", "chord"]
+"#;
+
+/// A partitioned run gives the same bytes on one thread or two (`--jobs` caps the
+/// partition threads), and the same churn and lookup figures as the plain engine, within
+/// what the partitions' late view of other nodes' membership can change.
+#[test]
+fn partitioned_churn_is_the_same_on_one_thread_or_two() {
+    let tmp = crate::scratch("dht-churn-part");
+    let (a, b) = (tmp.path().join("one"), tmp.path().join("two"));
+    run_text("tiny-churn-part.toml", CHURN_HOSTS, &a, 1);
+    run_text("tiny-churn-part.toml", CHURN_HOSTS, &b, 2);
+    for t in ["summary", "timeseries"] {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
+    }
+    let rows = read(&a, "summary");
+    let get = |parts: &str, ring: &str, m: &str| -> f64 {
+        rows.iter()
+            .find(|r| r["params.partitions"] == parts && r["ring"] == ring && r["metric"] == m)
+            .unwrap_or_else(|| panic!("{parts} {ring} {m}"))["value"]
+            .parse()
+            .unwrap()
+    };
+    for ring in ["mercury-sampled", "chord"] {
+        let (one, three) = (get("1", ring, "success"), get("3", ring, "success"));
+        assert!(
+            get("3", ring, "churn_crashes") > 0.0,
+            "{ring}: churn happened"
+        );
+        assert!(one > 0.3 && three > 0.3, "{ring}: success {one} / {three}");
+        assert!((one - three).abs() < 0.1, "{ring}: success {one} / {three}");
+        let (i1, i3) = (get("1", ring, "issued"), get("3", ring, "issued"));
+        assert!((i1 - i3).abs() < 0.05 * i1, "{ring}: issued {i1} / {i3}");
+    }
+}
+
 /// End hosts behind routers: latency = access + router path + access, and the matrix
 /// topology's routers are the measured nodes.
 #[test]

@@ -5,5 +5,6 @@ mod churn;
 mod determinism;
 mod network;
 mod ordering;
+mod partition;
 #[cfg(feature = "serde")]
 mod serde_form;

@@ -11,7 +11,16 @@
 //!
 //! Tables: `timeseries` (per window: success, mean latency and hops, members, lookups),
 //! `summary` (over the churn phase: success, latency quantiles, churn events, bytes per node
-//! per second by category; and, over the whole run, the events and messages the engine handled).
+//! per second by category; and, over the whole run, the events and messages the engine handled;
+//! for a partitioned run, the lookahead in ms).
+//!
+//! **Partitions.** With `params.partitions = P > 1` the hosts are cut into `P` partitions by
+//! router ([`sim_core::Partitioning::by_router`]) and run in conservative time windows
+//! ([`sim_core::partition`]), one thread per partition up to `--jobs`. Each partition builds
+//! its hosts with a lookup plan and recorder of its own; the recorders are added up in
+//! partition order, so the answer latencies are summed in another order than in one
+//! simulation (the mean can differ in its last digits). A host that picks a live contact sees
+//! the other partitions' members as of the last window's end.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -60,6 +69,12 @@ pub struct Params {
     /// An answer later than this counts as a failure, seconds.
     #[schemars(range(min = 0.001, max = 1e5))]
     pub timeout_s: f64,
+    /// Partitions the simulation is split into, each run on a thread of its own in
+    /// conservative time windows (`sim_core::partition`); 1 runs the plain engine. The
+    /// results depend on this number, never on the threads (up to `--jobs` of them, by
+    /// default every core). More than 1 needs end hosts behind routers (`[topology] hosts`).
+    #[schemars(range(min = 1, max = 64))]
+    pub partitions: usize,
 }
 
 impl Default for Params {
@@ -74,6 +89,7 @@ impl Default for Params {
             duration_s: 1800.0,
             sample_s: 60.0,
             timeout_s: 10.0,
+            partitions: 1,
         }
     }
 }
@@ -94,6 +110,8 @@ struct Out {
     /// Messages sent over the whole run (every category).
     messages: u64,
     n: usize,
+    /// Partitioned runs: the lookahead (the windows' length).
+    lookahead: Option<SimTime>,
 }
 
 fn drive<O: Overlay>(
@@ -161,7 +179,168 @@ fn drive<O: Overlay>(
         events,
         messages,
         n,
+        lookahead: None,
     }
+}
+
+/// What a partition reports at a checkpoint of a partitioned run.
+#[derive(Default)]
+struct PartSample {
+    alive: usize,
+    members: usize,
+    traffic: Traffic,
+    events: u64,
+}
+
+/// What a partition hands back at the end of a partitioned run.
+struct PartOut {
+    rec: LookupRecorder,
+    traffic: Traffic,
+    joins: f64,
+    leaves: f64,
+    crashes: f64,
+    rejoins: u64,
+    events: u64,
+}
+
+/// [`drive`] split into `params.partitions` partitions by router
+/// ([`sim_core::Partitioning::by_router`]) on `threads` threads. `hosts()` builds one
+/// partition's host values (with their own lookup plan and recorder) on that partition's
+/// thread; the partitions' records are added up in partition order.
+fn drive_partitioned<O: Overlay>(
+    job: &Job<'_, Params>,
+    env: &crate::environment::Environment,
+    churn_start: SimTime,
+    threads: usize,
+    hosts: impl Fn() -> anyhow::Result<Vec<Host<O, LookupApp>>> + Sync,
+) -> anyhow::Result<Out>
+where
+    O::Msg: Send,
+{
+    let p = job.params();
+    let sim_core::LatencyModel::Routers(model) = env.network.latency_model() else {
+        anyhow::bail!("params.partitions: more than one partition needs end hosts behind routers");
+    };
+    let plan = sim_core::Partitioning::by_router(model, p.partitions)
+        .map_err(|e| anyhow::anyhow!("params.partitions: {e}"))?;
+    // Fail here, not on a partition's thread, if the hosts cannot be built.
+    drop(hosts()?);
+    let link = env.network.config().clone();
+    let n = model.len();
+    let end = SimTime::from_secs_f64(p.duration_s);
+    let step = SimTime::from_secs_f64(p.sample_s);
+    let mut steps = Vec::new();
+    let mut t = SimTime::ZERO;
+    while t < end {
+        t = (t + step).min(end);
+        steps.push(t);
+    }
+    let mut checkpoints = steps.clone();
+    if churn_start <= end {
+        checkpoints.push(churn_start);
+    }
+    checkpoints.sort();
+    checkpoints.dedup();
+    let mut members = Vec::new();
+    let mut at_start = None;
+    let parts = sim_core::run_partitioned(
+        &plan,
+        threads,
+        &env.config,
+        |_| {
+            let h = hosts().expect("the hosts were built once already");
+            (h, sim_core::Network::new(model.clone(), link.clone()))
+        },
+        &checkpoints,
+        |sim, _| {
+            let mut s = PartSample {
+                events: sim.events_processed(),
+                ..PartSample::default()
+            };
+            for (i, h) in sim.nodes().enumerate() {
+                let id = i as u32;
+                if !sim.owns(id) {
+                    continue;
+                }
+                s.traffic.add(h.traffic());
+                if sim.is_alive(id) {
+                    s.alive += 1;
+                    s.members += usize::from(h.overlay().is_member());
+                }
+            }
+            s
+        },
+        |t, samples| {
+            let mut all = PartSample::default();
+            for s in samples {
+                all.alive += s.alive;
+                all.members += s.members;
+                all.traffic.add(&s.traffic);
+                all.events += s.events;
+            }
+            if t == churn_start && at_start.is_none() {
+                at_start = Some(all.traffic);
+            }
+            if steps.binary_search(&t).is_ok() {
+                job.progress
+                    .report(t.as_secs_f64() / end.as_secs_f64(), all.events);
+                members.push((t.as_secs_f64(), all.alive, all.members));
+            }
+        },
+        |mut sim| {
+            let own: Vec<u32> = (0..n as u32).filter(|&i| sim.owns(i)).collect();
+            let mut traffic = Traffic::default();
+            let mut rejoins = 0u64;
+            for &i in &own {
+                let h = sim.node_mut(i);
+                h.app_mut().settle(end.as_nanos());
+                traffic.add(h.traffic());
+                rejoins += u64::from(h.joins());
+            }
+            let metric = |name| sim.metrics().counter(name, sim_core::Scope::Global);
+            let rec = std::mem::take(&mut *sim.node(0).app().recorder().borrow_mut());
+            PartOut {
+                rec,
+                traffic,
+                joins: metric("churn_joins"),
+                leaves: metric("churn_leaves"),
+                crashes: metric("churn_crashes"),
+                rejoins,
+                events: sim.events_processed(),
+            }
+        },
+    );
+    let mut rec = LookupRecorder::default();
+    let mut traffic = Traffic::default();
+    let (mut joins, mut leaves, mut crashes, mut rejoins, mut events) = (0.0, 0.0, 0.0, 0, 0);
+    for o in parts {
+        rec.merge(o.rec);
+        traffic.add(&o.traffic);
+        joins += o.joins;
+        leaves += o.leaves;
+        crashes += o.crashes;
+        rejoins += o.rejoins;
+        events += o.events;
+    }
+    let messages = traffic.total_msgs();
+    let base = at_start.unwrap_or_default();
+    for k in 0..4 {
+        traffic.msgs[k] -= base.msgs[k];
+        traffic.bytes[k] -= base.bytes[k];
+    }
+    Ok(Out {
+        rec,
+        members,
+        traffic_from_start: traffic,
+        joins,
+        leaves,
+        crashes,
+        rejoins,
+        events,
+        messages,
+        n,
+        lookahead: Some(plan.lookahead()),
+    })
 }
 
 impl Experiment for DhtChurn {
@@ -184,6 +363,13 @@ impl Experiment for DhtChurn {
         let n = node_count(settings, p.nodes);
         check_memory(n, "params.nodes")?;
         in_range("params.sample_s", p.sample_s, 0.1, p.duration_s)?;
+        in_range("params.partitions", p.partitions as f64, 1.0, 64.0)?;
+        if p.partitions > 1 && settings.hosts.is_none() {
+            return Err(KeyError::new(
+                "params.partitions",
+                "more than one partition needs end hosts behind routers (`[topology] hosts = N`)",
+            ));
+        }
         Ok(())
     }
 
@@ -196,20 +382,49 @@ impl Experiment for DhtChurn {
         let n = env.nodes;
         let churn_start = job.settings().churn.start;
         let window = SimTime::from_secs_f64(p.sample_s).as_nanos();
-        let plan = Rc::new(LookupPlan {
-            keys: Keys::new(p.keys, p.ring.hashed_keys(), job.seed),
-            mean_gap_ns: if p.lookup_rate_hz > 0.0 {
-                1e9 / p.lookup_rate_hz
-            } else {
-                f64::INFINITY
-            },
-            start_ns: 0,
-            stop_ns: SimTime::from_secs_f64(p.duration_s).as_nanos(),
-            timeout_ns: SimTime::from_secs_f64(p.timeout_s).as_nanos(),
-            window_ns: window,
-        });
+        let make_plan = || {
+            Rc::new(LookupPlan {
+                keys: Keys::new(p.keys, p.ring.hashed_keys(), job.seed),
+                mean_gap_ns: if p.lookup_rate_hz > 0.0 {
+                    1e9 / p.lookup_rate_hz
+                } else {
+                    f64::INFINITY
+                },
+                start_ns: 0,
+                stop_ns: SimTime::from_secs_f64(p.duration_s).as_nanos(),
+                timeout_ns: SimTime::from_secs_f64(p.timeout_s).as_nanos(),
+                window_ns: window,
+            })
+        };
+        let plan = make_plan();
         let rec = Rc::new(RefCell::new(LookupRecorder::default()));
-        let out = if p.ring == Ring::Chord {
+        let out = if p.partitions > 1 {
+            // The runner's pool size (`--jobs`, default: every core): results do not
+            // depend on it.
+            let threads = rayon::current_num_threads().min(p.partitions);
+            let fresh = || {
+                (
+                    make_plan(),
+                    Rc::new(RefCell::new(LookupRecorder::default())),
+                )
+            };
+            if p.ring == Ring::Chord {
+                drive_partitioned(job, &env, churn_start, threads, || {
+                    let (plan, rec) = fresh();
+                    chord_hosts(n, job.seed, true, |_| LookupApp::new(&plan, &rec)).map(|(h, _)| h)
+                })?
+            } else {
+                let members = mercury_members(p.ring, p.layout, n, job.seed);
+                drive_partitioned(job, &env, churn_start, threads, || {
+                    let (plan, rec) = fresh();
+                    let cfg = mercury_config(p.ring, p.cache);
+                    mercury_hosts::<(), _>(cfg, &members, job.seed, true, |_| {
+                        LookupApp::new(&plan, &rec)
+                    })
+                    .map(|(h, _)| h)
+                })?
+            }
+        } else if p.ring == Ring::Chord {
             let (hosts, _b) = chord_hosts(n, job.seed, true, |_| LookupApp::new(&plan, &rec))?;
             drive(job, hosts, Rc::clone(&rec), env, churn_start)
         } else {
@@ -298,6 +513,9 @@ impl Experiment for DhtChurn {
         }
         put("events", out.events as f64);
         put("messages", out.messages as f64);
+        if let Some(l) = out.lookahead {
+            put("lookahead_ms", l.as_nanos() as f64 / 1e6);
+        }
         Ok(vec![ts, summary])
     }
 

@@ -66,6 +66,28 @@ impl LookupRecorder {
         &mut self.windows[w]
     }
 
+    /// Add `o`'s records to these (the partitions of one run, in partition order):
+    /// counts add up window by window, latencies follow these.
+    pub fn merge(&mut self, o: LookupRecorder) {
+        if self.hops.len() < o.hops.len() {
+            self.hops.resize(o.hops.len(), 0);
+        }
+        for (h, k) in o.hops.into_iter().enumerate() {
+            self.hops[h] += k;
+        }
+        self.latency_ms.extend(o.latency_ms);
+        for (w, c) in o.windows.into_iter().enumerate() {
+            let m = self.window(w);
+            m.issued += c.issued;
+            m.answered += c.answered;
+            m.failed += c.failed;
+            m.abandoned += c.abandoned;
+            m.hops_sum += c.hops_sum;
+            m.latency_sum_ns += c.latency_sum_ns;
+        }
+        self.not_member += o.not_member;
+    }
+
     /// Totals over every window.
     pub fn totals(&self) -> WindowCounts {
         let mut t = WindowCounts::default();
@@ -128,6 +150,11 @@ impl LookupApp {
             rec: Rc::clone(rec),
             outstanding: Vec::new(),
         }
+    }
+
+    /// The recorder this node's workload writes to.
+    pub fn recorder(&self) -> &Rc<RefCell<LookupRecorder>> {
+        &self.rec
     }
 
     /// Lookups issued here and not yet answered, failed or abandoned.
