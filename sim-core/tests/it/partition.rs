@@ -13,7 +13,9 @@ struct Rumor {
 impl Message for Rumor {}
 
 /// On a timer, sends a rumour to a random node it believes up; forwards what it receives
-/// up to three hops, so chains cross partitions. Records every delivery.
+/// up to three hops, so chains cross partitions. Records every delivery. Timers and
+/// latencies are whole milliseconds, so that many messages arrive at one node at the same
+/// instant and the order of their delivery shows.
 #[derive(Default)]
 struct Relay {
     /// (arrival, sender, send time, hops).
@@ -23,8 +25,8 @@ struct Relay {
 impl Node for Relay {
     type Msg = Rumor;
     fn on_start(&mut self, ctx: &mut Ctx<'_, Rumor>) {
-        let d = ctx.rng().random_range(0..50_000_000u64);
-        ctx.set_timer(SimTime(d), 0);
+        let d = ctx.rng().random_range(0..50u64);
+        ctx.set_timer(SimTime::from_millis(d), 0);
     }
     fn on_message(&mut self, ctx: &mut Ctx<'_, Rumor>, from: NodeId, m: Rumor) {
         self.trace
@@ -54,20 +56,20 @@ impl Node for Relay {
         let sent_at = ctx.now().as_nanos();
         ctx.send(to, Rumor { sent_at, hops: 0 });
         ctx.metrics().count("sent", Scope::Global, 1.0);
-        let d = ctx.rng().random_range(20_000_000..80_000_000u64);
-        ctx.set_timer(SimTime(d), 0);
+        let d = ctx.rng().random_range(20..80u64);
+        ctx.set_timer(SimTime::from_millis(d), 0);
     }
 }
 
-/// 12 routers (random symmetric latencies of 2-30 ms, zero on the diagonal) and 120 hosts
-/// behind them with access links of 0-3 ms.
+/// 12 routers (random symmetric latencies of 2-29 whole ms, zero on the diagonal) and 120
+/// hosts behind them with access links of 0, 1 or 2 ms.
 fn routers() -> RouterLatency {
     let mut rng = rng::stream_rng(4, 0, "routers");
     let nr = 12;
     let mut m = vec![0u32; nr * nr];
     for a in 0..nr {
         for b in a + 1..nr {
-            let v = rng.random_range(2_000..30_000u32);
+            let v = 1000 * rng.random_range(2..30u32);
             m[a * nr + b] = v;
             m[b * nr + a] = v;
         }
@@ -75,7 +77,7 @@ fn routers() -> RouterLatency {
     let hosts = (0..120)
         .map(|_| Attachment {
             router: rng.random_range(0..nr as u32),
-            access_us: rng.random_range(0..3_000),
+            access_us: 1000 * rng.random_range(0..3),
         })
         .collect();
     RouterLatency::new(MatrixLatency::from_micros(nr, m), hosts).unwrap()
