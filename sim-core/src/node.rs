@@ -137,7 +137,8 @@ impl<M: Message> Ctx<'_, M> {
     }
 
     /// Whether node `id` is currently up (global knowledge, as PeerSim gives it; a
-    /// realistic protocol should learn this from messages instead).
+    /// realistic protocol should learn this from messages instead). In a partitioned run
+    /// ([`crate::partition`]), a node of another partition as of the last window's end.
     #[inline]
     pub fn is_alive(&self, id: NodeId) -> bool {
         self.alive[id as usize]

@@ -255,7 +255,8 @@ impl<N: Node> Simulation<N> {
     }
 
     /// Run `f` as node `id`'s logic at the current instant (to inject workload from
-    /// the driver). Messages and timers it creates are scheduled as usual.
+    /// the driver). Messages and timers it creates are scheduled as usual. (In a
+    /// partitioned run, only for a node the partition [owns](Simulation::owns).)
     pub fn with_node<R>(
         &mut self,
         id: NodeId,
@@ -611,11 +612,13 @@ impl<N: Node> Simulation<N> {
     pub fn node_count(&self) -> usize {
         self.slots.len()
     }
-    /// Whether node `id` is up.
+    /// Whether node `id` is up (in a partition of a partitioned run, a node of another
+    /// partition as of the end of the last window).
     pub fn is_alive(&self, id: NodeId) -> bool {
         self.alive[id as usize]
     }
-    /// Number of nodes that are up.
+    /// Number of nodes that are up (in a partition of a partitioned run, as this
+    /// partition sees them: count the nodes it [owns](Simulation::owns) to add up).
     pub fn alive_count(&self) -> usize {
         self.alive.iter().filter(|a| **a).count()
     }
