@@ -25,7 +25,7 @@
 //! **Requirements.** The network must not have jitter (a negative jitter would undercut the
 //! lookahead); serialization, loss and FIFO links are per sender and stay exact.
 
-use crate::network::{LatencyModel, Network, RouterLatency};
+use crate::network::{Network, RouterLatency};
 use crate::node::{Node, NodeId};
 use crate::sched::Outgoing;
 use crate::simulation::{SimConfig, Simulation};
@@ -166,15 +166,6 @@ impl Partitioning {
         let mut p = Partitioning::new(owner, lookahead)?;
         p.parts = parts;
         Ok(p)
-    }
-
-    /// Split the nodes of a latency model into `parts` partitions: hosts behind routers by
-    /// router ([`Partitioning::by_router`]); other models are not supported (`None`).
-    pub fn for_model(model: &LatencyModel, parts: usize) -> Option<Result<Self, PartitionError>> {
-        match model {
-            LatencyModel::Routers(r) => Some(Self::by_router(r, parts)),
-            _ => None,
-        }
     }
 
     /// Partition of every node, by id.

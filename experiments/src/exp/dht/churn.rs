@@ -149,13 +149,9 @@ fn drive<O: Overlay>(
     for h in sim.nodes_mut() {
         h.app_mut().settle(end.as_nanos());
     }
-    let mut traffic = total_traffic(sim.nodes().map(|h| h.traffic()));
+    let traffic = total_traffic(sim.nodes().map(|h| h.traffic()));
     let messages = traffic.total_msgs();
-    let base = at_start.unwrap_or_default();
-    for k in 0..4 {
-        traffic.msgs[k] -= base.msgs[k];
-        traffic.bytes[k] -= base.bytes[k];
-    }
+    let traffic = traffic.since(&at_start.unwrap_or_default());
     let metric = |name| sim.metrics().counter(name, sim_core::Scope::Global);
     let (joins, leaves, crashes) = (
         metric("churn_joins"),
@@ -323,11 +319,7 @@ where
         events += o.events;
     }
     let messages = traffic.total_msgs();
-    let base = at_start.unwrap_or_default();
-    for k in 0..4 {
-        traffic.msgs[k] -= base.msgs[k];
-        traffic.bytes[k] -= base.bytes[k];
-    }
+    let traffic = traffic.since(&at_start.unwrap_or_default());
     Ok(Out {
         rec,
         members,
@@ -468,10 +460,7 @@ impl Experiment for DhtChurn {
         let first = (churn_start.as_nanos() / window.max(1)) as usize;
         let mut s = super::workload::WindowCounts::default();
         for c in out.rec.windows.iter().skip(first) {
-            s.issued += c.issued;
-            s.answered += c.answered;
-            s.failed += c.failed;
-            s.abandoned += c.abandoned;
+            s.add(c);
         }
         let mut lat = sim_core::Histogram::new();
         for &l in &out.rec.latency_ms {

@@ -45,6 +45,18 @@ pub struct WindowCounts {
     pub latency_sum_ns: u64,
 }
 
+impl WindowCounts {
+    /// Field-wise sum.
+    pub fn add(&mut self, o: &WindowCounts) {
+        self.issued += o.issued;
+        self.answered += o.answered;
+        self.failed += o.failed;
+        self.abandoned += o.abandoned;
+        self.hops_sum += o.hops_sum;
+        self.latency_sum_ns += o.latency_sum_ns;
+    }
+}
+
 /// What the lookup workload measured in one simulation.
 #[derive(Debug, Default)]
 pub struct LookupRecorder {
@@ -76,14 +88,8 @@ impl LookupRecorder {
             self.hops[h] += k;
         }
         self.latency_ms.extend(o.latency_ms);
-        for (w, c) in o.windows.into_iter().enumerate() {
-            let m = self.window(w);
-            m.issued += c.issued;
-            m.answered += c.answered;
-            m.failed += c.failed;
-            m.abandoned += c.abandoned;
-            m.hops_sum += c.hops_sum;
-            m.latency_sum_ns += c.latency_sum_ns;
+        for (w, c) in o.windows.iter().enumerate() {
+            self.window(w).add(c);
         }
         self.not_member += o.not_member;
     }
@@ -92,12 +98,7 @@ impl LookupRecorder {
     pub fn totals(&self) -> WindowCounts {
         let mut t = WindowCounts::default();
         for w in &self.windows {
-            t.issued += w.issued;
-            t.answered += w.answered;
-            t.failed += w.failed;
-            t.abandoned += w.abandoned;
-            t.hops_sum += w.hops_sum;
-            t.latency_sum_ns += w.latency_sum_ns;
+            t.add(w);
         }
         t
     }

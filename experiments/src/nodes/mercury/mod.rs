@@ -92,6 +92,16 @@ impl Traffic {
             self.bytes[k] += o.bytes[k];
         }
     }
+
+    /// What was sent after `earlier` (a snapshot of the same counters), field by field.
+    pub fn since(&self, earlier: &Traffic) -> Traffic {
+        let mut d = *self;
+        for k in 0..4 {
+            d.msgs[k] -= earlier.msgs[k];
+            d.bytes[k] -= earlier.bytes[k];
+        }
+        d
+    }
 }
 
 /// What the host needs to know about an overlay message: its accounting category and size.
