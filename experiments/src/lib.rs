@@ -16,11 +16,14 @@
 //!   crates into node logic), [`nodes`] the node logic several of them share;
 //! * [`runner`] runs jobs in parallel, resumably and in shards, and merges them into
 //!   tidy CSVs, a manifest and plots; [`output`] writes every file atomically;
-//! * [`plot`] draws SVG and PNG figures from tidy CSVs; [`table`] is the tidy table.
+//! * [`plot`] draws SVG and PNG figures from tidy CSVs; [`table`] is the tidy table;
+//! * [`claims`] computes the claims ledgers (every reproduced number with its 95 %
+//!   interval and verdict) from the CSVs and renders the READMEs' claim tables.
 //!
 //! This crate is an application: its functions report errors with `anyhow`, with
 //! context on each layer, and the binary prints them.
 
+pub mod claims;
 pub mod environment;
 pub mod exp;
 pub mod experiment;

@@ -190,6 +190,14 @@ fn aggregate(agg: Aggregate, x: f64, ys: &[f64]) -> Pt {
             y: median(ys),
             err: None,
         },
+        Aggregate::MeanWithCi95 => {
+            let e = crate::claims::Estimate::of(ys);
+            Pt {
+                x,
+                y: e.mean,
+                err: e.half_width,
+            }
+        }
     }
 }
 

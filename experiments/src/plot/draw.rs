@@ -158,7 +158,8 @@ pub(crate) fn axes(spec: &PlotSpec, p: &Prepared) -> (Axis, Axis) {
     let x = if spec.kind == PlotKind::Bar {
         Axis::Categorical(p.categories.len())
     } else {
-        let (lo, hi) = min_max(all_points(p).map(|q| q.x)).unwrap_or((0.0, 1.0));
+        let ref_x = spec.references.iter().filter_map(|r| r.x);
+        let (lo, hi) = min_max(all_points(p).map(|q| q.x).chain(ref_x)).unwrap_or((0.0, 1.0));
         if spec.log_x && lo > 0.0 {
             Axis::Log(log_range(lo, hi))
         } else {
@@ -170,14 +171,18 @@ pub(crate) fn axes(spec: &PlotSpec, p: &Prepared) -> (Axis, Axis) {
     } else if let (Some((lo, hi)), Some(_)) = (spec.y_clip, p.clipped) {
         Axis::Linear(lo..hi)
     } else {
-        let (lo, hi) = min_max(all_points(p).map(|q| q.y)).unwrap_or((0.0, 1.0));
+        let ref_y = || spec.references.iter().map(|r| r.y);
+        let (lo, hi) = min_max(all_points(p).map(|q| q.y).chain(ref_y())).unwrap_or((0.0, 1.0));
         let with_err = |positive_only: bool| {
-            min_max(all_points(p).flat_map(|q| {
-                let e = q.err.unwrap_or(0.0);
-                [q.y, q.y - e, q.y + e]
-                    .into_iter()
-                    .filter(move |v| !positive_only || *v > 0.0)
-            }))
+            min_max(
+                all_points(p)
+                    .flat_map(|q| {
+                        let e = q.err.unwrap_or(0.0);
+                        [q.y, q.y - e, q.y + e]
+                    })
+                    .chain(ref_y())
+                    .filter(move |v| !positive_only || *v > 0.0),
+            )
             .unwrap_or((lo, hi))
         };
         // Bars on a log axis start at its bottom; a bar of 0 (or below) is not drawn, so a
@@ -396,6 +401,7 @@ fn descriptions(spec: &PlotSpec) -> (String, String) {
         (None, _, Aggregate::Mean) => format!("{} (mean)", spec.y),
         (None, PlotKind::Bar, Aggregate::None) => format!("{} (mean)", spec.y),
         (None, _, Aggregate::MeanWithStdErr) => format!("{} (mean ± s.e.)", spec.y),
+        (None, _, Aggregate::MeanWithCi95) => format!("{} (mean ± 95 % CI)", spec.y),
         (None, _, Aggregate::Median) => format!("{} (median)", spec.y),
         (None, _, Aggregate::None) => spec.y.clone(),
     };
@@ -622,6 +628,74 @@ where
             for end in [lo, hi] {
                 area.draw(
                     &(EmptyElement::at((x, end)) + PathElement::new(vec![(-4, 0), (4, 0)], style)),
+                )
+                .map_err(de)?;
+            }
+        }
+    }
+    draw_references(&chart, panel, ctx)?;
+    Ok(())
+}
+
+/// Draws the paper's values ([`crate::plot::Reference`]) of this panel: a dashed black line
+/// across the panel, or a hollow black diamond at a point, each with its label.
+fn draw_references<DB, XS, YS>(
+    chart: &ChartContext<'_, DB, Cartesian2d<XS, YS>>,
+    panel: &Panel,
+    ctx: &Ctx<'_>,
+) -> Result<()>
+where
+    DB: DrawingBackend,
+    XS: Ranged<ValueType = f64>,
+    YS: Ranged<ValueType = f64>,
+{
+    let facet_value = panel
+        .caption
+        .as_deref()
+        .and_then(|c| c.split_once('='))
+        .map(|(_, v)| v);
+    let (x_lo, x_hi) = {
+        let r = chart.x_range();
+        (r.start, r.end)
+    };
+    let style = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
+    let black = RGBColor(0, 0, 0);
+    let area = chart.plotting_area();
+    for r in &ctx.spec.references {
+        if let Some(f) = &r.facet
+            && facet_value != Some(f.as_str())
+        {
+            continue;
+        }
+        match r.x {
+            None => {
+                // A dashed line: short segments across the panel.
+                let n = 60;
+                let step = (x_hi - x_lo) / n as f64;
+                for i in (0..n).step_by(2) {
+                    let a = x_lo + step * i as f64;
+                    area.draw(&PathElement::new(
+                        vec![(a, r.y), (a + step, r.y)],
+                        black.stroke_width(2),
+                    ))
+                    .map_err(de)?;
+                }
+                area.draw(
+                    &(EmptyElement::at((x_lo, r.y))
+                        + Text::new(r.label.clone(), (6, -3), style.clone())),
+                )
+                .map_err(de)?;
+            }
+            Some(x) => {
+                let diamond = vec![(0, -7), (7, 0), (0, 7), (-7, 0), (0, -7)];
+                area.draw(
+                    &(EmptyElement::at((x, r.y))
+                        + PathElement::new(diamond, black.stroke_width(2))),
+                )
+                .map_err(de)?;
+                area.draw(
+                    &(EmptyElement::at((x, r.y))
+                        + Text::new(r.label.clone(), (9, -4), style.clone())),
                 )
                 .map_err(de)?;
             }

@@ -81,6 +81,67 @@ pub enum Aggregate {
     /// Median (mean of the two middle values for even counts).
     #[serde(alias = "Median")]
     Median,
+    /// Mean with error bars of its 95 % confidence interval over repetitions (Student t:
+    /// `t(0.975, n − 1) · s / sqrt(n)`, as the claims ledger computes it; no bar when `n = 1`).
+    #[serde(alias = "MeanWithCi95")]
+    MeanWithCi95,
+}
+
+/// A value the paper prints, marked on a figure and labelled (default label `"paper"`):
+/// a dashed horizontal line at `y` across every panel (or only the panel whose facet
+/// value is `facet`), or, with `x`, a hollow black diamond at `(x, y)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    /// The paper's value on the y axis.
+    pub y: f64,
+    /// Where on the x axis (a point); `None` draws a line across the panel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    /// Only in the panel of this facet value (`None`: every panel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facet: Option<String>,
+    /// The label drawn next to the mark.
+    #[serde(default = "paper_label")]
+    pub label: String,
+}
+
+fn paper_label() -> String {
+    "paper".to_owned()
+}
+
+impl Reference {
+    /// A line at `y` labelled "paper".
+    pub fn line(y: f64) -> Self {
+        Reference {
+            y,
+            x: None,
+            facet: None,
+            label: paper_label(),
+        }
+    }
+
+    /// A point at `(x, y)` labelled "paper".
+    pub fn point(x: f64, y: f64) -> Self {
+        Reference {
+            y,
+            x: Some(x),
+            facet: None,
+            label: paper_label(),
+        }
+    }
+
+    /// The same mark with another label.
+    pub fn labelled(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// The same mark in one facet's panel only.
+    pub fn in_facet(mut self, facet: impl Into<String>) -> Self {
+        self.facet = Some(facet.into());
+        self
+    }
 }
 
 /// Declarative description of one figure drawn from one tidy CSV table.
@@ -137,6 +198,9 @@ pub struct PlotSpec {
     /// the title says how many of how many were left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y_clip: Option<(f64, f64)>,
+    /// The paper's values marked on the figure (lines or points labelled "paper").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<Reference>,
 }
 
 impl PlotSpec {
@@ -166,6 +230,7 @@ impl PlotSpec {
             log_x: false,
             log_y: false,
             y_clip: None,
+            references: Vec::new(),
         }
     }
 
@@ -210,6 +275,12 @@ impl PlotSpec {
     /// in the title instead of drawn.
     pub fn with_y_clip(mut self, lo: f64, hi: f64) -> Self {
         self.y_clip = Some((lo, hi));
+        self
+    }
+
+    /// Marks a value the paper prints (see [`Reference`]).
+    pub fn with_reference(mut self, r: Reference) -> Self {
+        self.references.push(r);
         self
     }
 

@@ -1,5 +1,6 @@
 //! Integration tests of the experiments crate (one test binary).
 
+mod claims;
 mod cli;
 mod colyseus;
 mod colyseus_workload;

@@ -324,3 +324,36 @@ fn a_swept_key_shown_by_its_short_column_counts_as_shown() {
     assert_eq!(out[0].series.as_deref(), Some("ring"));
     assert_eq!(out[0].title, "Hops (averaged over topology.hosts)");
 }
+
+#[test]
+fn confidence_intervals_and_paper_values_are_drawn() {
+    let tmp = crate::scratch("plot-ref");
+    let dir = tmp.path();
+    write_metrics(dir);
+    let spec = line_spec()
+        .with_aggregate(Aggregate::MeanWithCi95)
+        .with_filter("topo", "ring")
+        .with_reference(Reference::line(60.0))
+        .with_reference(Reference::point(20.0, 5.0).labelled("paper (Fig. 9)"));
+    render(dir, &spec).unwrap();
+    let svg = fs::read_to_string(dir.join("plots").join(format!("{}.svg", spec.name))).unwrap();
+    let t = texts(&svg);
+    assert!(t.iter().any(|s| s == "paper"), "{t:?}");
+    assert!(t.iter().any(|s| s == "paper (Fig. 9)"), "{t:?}");
+    assert!(t.iter().any(|s| s.contains("mean ± 95 % CI")), "{t:?}");
+    // The axis reaches the reference values, far outside the data (13.5-48 ms).
+    let without = line_spec()
+        .with_aggregate(Aggregate::MeanWithCi95)
+        .with_filter("topo", "ring");
+    render(
+        dir,
+        &PlotSpec {
+            name: "plain".into(),
+            ..without
+        },
+    )
+    .unwrap();
+    let plain = fs::read_to_string(dir.join("plots/plain.svg")).unwrap();
+    assert!(texts(&plain).iter().all(|s| s != "paper"));
+    assert_ne!(texts(&plain), t);
+}

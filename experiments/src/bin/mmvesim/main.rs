@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tools::{SpdCmd, TopoCmd, spd_cmd, topo};
 
+mod claims;
 mod tools;
 
 /// jemalloc, with transparent huge pages (see `.cargo/config.toml`): a large simulation
@@ -112,6 +113,10 @@ enum Cmd {
         #[command(subcommand)]
         cmd: SpdCmd,
     },
+    /// Compute every claim of the claims ledgers (results/<paper>/claims.toml) from the
+    /// CSVs, with 95 % intervals, and check the recorded verdicts.
+    #[command(long_about = claims::LONG_ABOUT)]
+    Claims(claims::ClaimsArgs),
     /// Run every scenario in a folder.
     Reproduce {
         /// Folder of scenario files.
@@ -436,6 +441,7 @@ fn real_main(cli: Cli) -> Result<()> {
         }
         Cmd::Topo { cmd } => topo(cmd)?,
         Cmd::Spd { cmd } => spd_cmd(cmd)?,
+        Cmd::Claims(args) => claims::run(args)?,
         Cmd::Reproduce {
             dir,
             jobs,
