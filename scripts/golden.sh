@@ -2,7 +2,9 @@
 # Golden hashes of the quick results: every CSV that `mmvesim reproduce --quick` writes
 # must be byte-identical to the one recorded in results/golden.sha256.
 #
-#   scripts/golden.sh check     # compare results/quick/ with results/golden.sha256
+#   scripts/golden.sh check     # compare results/quick/ with results/golden.sha256 (the
+#                               # folders of shipped scenarios only: a quick run of a
+#                               # scenario of your own is ignored, and named)
 #   scripts/golden.sh update    # rewrite results/golden.sha256 from results/quick/
 #   scripts/golden.sh print [DIR]
 #                               # sha256 and path of every CSV under DIR (default
@@ -48,6 +50,13 @@ hashes() {
     )
 }
 
+# shipped DIR: the hashes of the CSVs of shipped scenarios (scenarios/<folder>.toml exists).
+shipped() {
+    hashes "$1" | while read -r h p; do
+        if [ -f "$root/scenarios/${p%%/*}.toml" ]; then printf '%s  %s\n' "$h" "$p"; fi
+    done
+}
+
 case ${1:-} in
     check)
         if [ ! -f "$golden" ]; then
@@ -58,7 +67,13 @@ case ${1:-} in
             echo "golden: no $quick; run \`mmvesim reproduce --quick\` first" >&2
             exit 1
         fi
-        now=$(hashes "$quick")
+        # Only the shipped scenarios' folders count: `mmvesim run --quick my.toml` on a
+        # scenario of one's own also writes under results/quick/, and is not golden.
+        now=$(shipped "$quick")
+        ignored=$(hashes "$quick" | awk '{print $2}' | cut -d/ -f1 | sort -u | while read -r d; do
+            [ -f "$root/scenarios/$d.toml" ] || echo "$d"
+        done | tr '\n' ' ')
+        [ -z "$ignored" ] || echo "golden: ignored (not a shipped scenario): $ignored"
         bad=0
         n=0
         # join on the path: "path want have"
@@ -86,7 +101,7 @@ case ${1:-} in
         ;;
     update)
         [ -d "$quick" ] || { echo "golden: no $quick; run \`mmvesim reproduce --quick\` first" >&2; exit 1; }
-        hashes "$quick" >"$golden.tmp"
+        shipped "$quick" >"$golden.tmp"
         mv "$golden.tmp" "$golden"
         echo "golden: wrote $golden ($(wc -l <"$golden") files)"
         ;;
@@ -125,7 +140,7 @@ case ${1:-} in
         [ $bad -eq 0 ] || exit 1
         ;;
     *)
-        sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
         [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || exit 2
         ;;
 esac

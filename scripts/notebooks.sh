@@ -8,7 +8,11 @@
 # (reinstalled when that file changes), runs `jupyter nbconvert --to notebook --execute`
 # on each notebook with MMVESIM_RESULTS pointing at the results, and writes the executed
 # copies to a temporary folder (OUT=DIR to keep them elsewhere): the notebooks in the
-# repository are never modified. Names every notebook that fails; exits non-zero if any.
+# repository are never modified. Figures are drawn with Jupyter's inline backend, so the
+# executed copies embed them; each is also exported to HTML in <results>/notebooks/
+# (HTML_OUT=DIR elsewhere), which `mmvesim report` links from its index. Names every
+# notebook that fails, or that executed without embedding a single figure; exits non-zero
+# if any.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -50,21 +54,37 @@ fi
 
 out=${OUT:-$(mktemp -d /tmp/mmvesim-notebooks.XXXXXX)}
 mkdir -p "$out"
+html_out=${HTML_OUT:-$results/notebooks}
+mkdir -p "$html_out"
 export MMVESIM_RESULTS=$results
-export MPLBACKEND=Agg
+# The kernel's inline backend embeds every figure in the executed notebook (a
+# non-interactive backend such as Agg would draw nothing into it).
+unset MPLBACKEND
 failed=()
 for nb in "${notebooks[@]}"; do
     start=$(date +%s)
+    name=$(basename "$nb" .ipynb)
     if "$venv/bin/jupyter" nbconvert --to notebook --execute --output-dir "$out" \
-        --ExecutePreprocessor.timeout=600 "$nb" >"$out/$(basename "$nb").log" 2>&1; then
-        echo "notebooks: ok     $nb ($(($(date +%s) - start)) s)"
+        --ExecutePreprocessor.timeout=600 "$nb" >"$out/$name.log" 2>&1; then
+        images=$("$venv/bin/python" -c 'import json, sys
+nb = json.load(open(sys.argv[1]))
+print(sum(1 for c in nb["cells"] if c["cell_type"] == "code"
+          for o in c.get("outputs", []) if "image/png" in o.get("data", {})))' "$out/$name.ipynb")
+        "$venv/bin/jupyter" nbconvert --to html --output-dir "$html_out" "$out/$name.ipynb" \
+            >>"$out/$name.log" 2>&1
+        if [ "$images" -gt 0 ]; then
+            echo "notebooks: ok     $nb ($(($(date +%s) - start)) s, $images figure(s) embedded)"
+        else
+            echo "notebooks: FAILED $nb: it ran but embedded no figure (missing results?)" >&2
+            failed+=("$nb")
+        fi
     else
         echo "notebooks: FAILED $nb ($(($(date +%s) - start)) s); its output:" >&2
         tail -n 40 "$out/$(basename "$nb").log" >&2
         failed+=("$nb")
     fi
 done
-echo "notebooks: executed copies in $out"
+echo "notebooks: executed copies in $out, HTML in $html_out"
 if [ ${#failed[@]} -gt 0 ]; then
     echo "notebooks: ${#failed[@]} of ${#notebooks[@]} notebook(s) failed: ${failed[*]}" >&2
     exit 1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the per-experiment sections of scenarios/README.md from the experiments'
-# declarations (`mmvesim describe NAME --markdown`). A test fails while they differ.
+# declarations (`mmvesim describe NAME --markdown`) and the table of experiments
+# (`mmvesim describe --table`). A test fails while they differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${MMVESIM:-target/debug/mmvesim}
@@ -25,5 +26,14 @@ for name in names:
         text = pat.sub(lambda m: block, text)
     else:
         text = text.rstrip("\n") + "\n" + block
+table = subprocess.run([bin, "describe", "--table"], capture_output=True, text=True,
+                       check=True).stdout
+pat = re.compile(r"<!-- experiments -->\n.*?<!-- /experiments -->\n", re.S)
+if pat.search(text):
+    text = pat.sub(lambda m: table, text)
+else:
+    # First time: replace the hand-written table under "Experiments and their [params]".
+    old = re.compile(r"\| experiments \| code \| scenarios \| README \|\n(?:\|[^\n]*\|\n)+")
+    text = old.sub(lambda m: table, text, count=1)
 open(path, "w").write(text)
 PY

@@ -330,6 +330,87 @@ pub fn describe_markdown(e: &dyn DynExperiment) -> String {
     s
 }
 
+/// The table of every registered experiment that scenarios/README.md holds between
+/// `<!-- experiments -->` and `<!-- /experiments -->` (a test keeps the two equal): the
+/// experiment, what it does, the shipped scenario files that run it (read from
+/// `scenarios`, by their `experiment = ...` line) and the results READMEs whose claims
+/// ledgers (`ledgers/<paper>/claims.toml`) read those scenarios.
+pub fn experiments_markdown(registry: &Registry, scenarios: &Path, ledgers: &Path) -> String {
+    use std::collections::{BTreeMap, BTreeSet};
+    // scenario stem → experiment
+    let mut runs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if let Ok(rd) = std::fs::read_dir(scenarios) {
+        let mut files: Vec<_> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        files.sort();
+        for f in files {
+            let Ok(text) = std::fs::read_to_string(&f) else {
+                continue;
+            };
+            let Ok(v) = text.parse::<toml::Table>() else {
+                continue;
+            };
+            if let Some(toml::Value::String(e)) = v.get("experiment") {
+                let stem = f
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                runs.entry(e.clone()).or_default().push(stem);
+            }
+        }
+    }
+    // scenario stem → results folders whose ledgers read it
+    let mut read_by: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (paper, path) in crate::claims::ledger::discover(ledgers).unwrap_or_default() {
+        if let Ok(l) = crate::claims::ledger::read(&path) {
+            for c in &l.claims {
+                for s in crate::claims::eval::scenarios_of(c) {
+                    read_by.entry(s).or_default().insert(paper.clone());
+                }
+            }
+        }
+    }
+    let mut s = String::from(
+        "<!-- experiments -->\n| experiment | what it does | scenario files | results |\n|---|---|---|---|\n",
+    );
+    for e in registry.iter() {
+        let files = runs.get(e.name()).cloned().unwrap_or_default();
+        let papers: BTreeSet<&String> = files
+            .iter()
+            .filter_map(|f| read_by.get(f))
+            .flatten()
+            .collect();
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            e.name(),
+            e.about(),
+            if files.is_empty() {
+                "–".to_owned()
+            } else {
+                files
+                    .iter()
+                    .map(|f| format!("`{f}.toml`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+            if papers.is_empty() {
+                "–".to_owned()
+            } else {
+                papers
+                    .iter()
+                    .map(|p| format!("[{p}](../results/{p}/README.md)"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ));
+    }
+    s.push_str("<!-- /experiments -->\n");
+    s
+}
+
 impl std::fmt::Debug for dyn Loaded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Loaded")

@@ -18,7 +18,8 @@
 //!   tidy CSVs, a manifest and plots; [`output`] writes every file atomically;
 //! * [`plot`] draws SVG and PNG figures from tidy CSVs; [`table`] is the tidy table;
 //! * [`claims`] computes the claims ledgers (every reproduced number with its 95 %
-//!   interval and verdict) from the CSVs and renders the READMEs' claim tables.
+//!   interval and verdict) from the CSVs and renders the READMEs' claim tables;
+//!   [`report`] renders them with every plot and the provenance as web pages.
 //!
 //! This crate is an application: its functions report errors with `anyhow`, with
 //! context on each layer, and the binary prints them.
@@ -30,6 +31,7 @@ pub mod experiment;
 pub mod nodes;
 pub mod output;
 pub mod plot;
+pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod table;

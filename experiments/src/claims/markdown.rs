@@ -88,15 +88,15 @@ pub fn ours(claim: &Claim, o: &Outcome) -> String {
             .map(|(x, e)| format!("{x}: {}", est(e, d, u)))
             .collect::<Vec<_>>()
             .join(" → "),
-        Some(HoldsIf::Relation { op, .. }) => match (&o.other, &o.difference) {
-            (Some(b), Some(diff)) => format!(
-                "{} vs {} (difference {}, {} 0 {})",
-                est(&o.value, d, u),
-                est(b, d, u),
-                est(diff, d, u),
-                op.symbol(),
-                if o.holds { "✓" } else { "✗" }
-            ),
+        Some(HoldsIf::Relation { .. }) => match (&o.other, &o.difference) {
+            (Some(b), Some(diff)) => {
+                format!(
+                    "{} vs {} (difference {})",
+                    est(&o.value, d, u),
+                    est(b, d, u),
+                    est(diff, d, u)
+                )
+            }
             _ => est(&o.value, d, u),
         },
         _ => est(&o.value, d, u),

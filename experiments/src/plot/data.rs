@@ -88,6 +88,8 @@ pub(crate) struct SeriesData {
 pub(crate) struct Panel {
     /// `"facet=value"` or `None` when the spec has no facet column.
     pub caption: Option<String>,
+    /// The facet's value as written in the CSV (`None` without a facet column).
+    pub facet_value: Option<String>,
     /// Non-empty series, in global series order.
     pub series: Vec<SeriesData>,
 }
@@ -385,7 +387,11 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
     let mut panels: Vec<Panel> = facet_keys
         .iter()
         .map(|k| Panel {
-            caption: spec.facet.as_ref().map(|c| format!("{c}={k}")),
+            caption: spec
+                .facet
+                .as_ref()
+                .map(|c| format!("{c}={}", short_value(c, k))),
+            facet_value: spec.facet.as_ref().map(|_| k.clone()),
             series: Vec::new(),
         })
         .collect();
@@ -410,7 +416,10 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
     panels.retain(|p| !p.series.is_empty());
 
     let series_labels = match &spec.series {
-        Some(c) => series_keys.iter().map(|k| format!("{c}={k}")).collect(),
+        Some(c) => series_keys
+            .iter()
+            .map(|k| format!("{c}={}", short_value(c, k)))
+            .collect(),
         None => Vec::new(),
     };
     let clipped = match (spec.y_clip, spec.kind) {
@@ -425,9 +434,77 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
     })
 }
 
+/// A cell value as a legend or caption shows it: a distribution written as a TOML inline
+/// table (`{ dist = "weibull", scale = 900.0, shape = 0.5 }`) becomes `weibull(900 s, 0.5)`,
+/// its scale-like parameters carrying the column's unit (`_s` → s, `_ms` → ms); anything
+/// else is shown as written.
+pub(crate) fn short_value(column: &str, value: &str) -> String {
+    let t = value.trim();
+    if !(t.starts_with('{') && t.ends_with('}')) {
+        return value.to_owned();
+    }
+    let Ok(v) = format!("x = {t}").parse::<toml::Table>() else {
+        return value.to_owned();
+    };
+    let Some(toml::Value::Table(d)) = v.get("x") else {
+        return value.to_owned();
+    };
+    let Some(toml::Value::String(name)) = d.get("dist") else {
+        return value.to_owned();
+    };
+    let unit = if column.ends_with("_ms") {
+        " ms"
+    } else if column.ends_with("_s") {
+        " s"
+    } else {
+        ""
+    };
+    let num = |x: &toml::Value| match x {
+        toml::Value::Float(f) => format!("{f}"),
+        toml::Value::Integer(i) => format!("{i}"),
+        other => other.to_string(),
+    };
+    let args: Vec<String> = d
+        .iter()
+        .filter(|(k, _)| k.as_str() != "dist")
+        .map(|(k, x)| {
+            let scaled = matches!(
+                k.as_str(),
+                "scale" | "mean" | "value" | "low" | "high" | "std_dev"
+            );
+            if scaled {
+                format!("{}{unit}", num(x))
+            } else {
+                num(x)
+            }
+        })
+        .collect();
+    format!("{name}({})", args.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distributions_get_short_labels() {
+        assert_eq!(
+            short_value(
+                "churn.session_s",
+                r#"{ dist = "weibull", scale = 900.0, shape = 0.5 }"#
+            ),
+            "weibull(900 s, 0.5)"
+        );
+        assert_eq!(
+            short_value(
+                "network.jitter_ms",
+                r#"{ dist = "exponential", mean = 2.0 }"#
+            ),
+            "exponential(2 ms)"
+        );
+        assert_eq!(short_value("x", "dht"), "dht");
+        assert_eq!(short_value("x", "{ not toml"), "{ not toml");
+    }
 
     #[test]
     fn keys_sort_numerically_when_all_numeric() {

@@ -649,11 +649,7 @@ where
     XS: Ranged<ValueType = f64>,
     YS: Ranged<ValueType = f64>,
 {
-    let facet_value = panel
-        .caption
-        .as_deref()
-        .and_then(|c| c.split_once('='))
-        .map(|(_, v)| v);
+    let facet_value = panel.facet_value.as_deref();
     let (x_lo, x_hi) = {
         let r = chart.x_range();
         (r.start, r.end)

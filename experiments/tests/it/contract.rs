@@ -243,6 +243,20 @@ fn scenarios_readme_documents_every_experiment_as_declared() {
             e.name()
         );
     }
+    // The table of experiments, generated from the registry.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let table = experiments::experiment::experiments_markdown(
+        &reg,
+        &root.join("scenarios"),
+        &root.join("results"),
+    );
+    assert!(
+        readme.contains(&table),
+        "scenarios/README.md's table of experiments is stale; run          scripts/update-scenarios-readme.sh (it pastes `mmvesim describe --table`):\n{table}"
+    );
+    for e in reg.iter() {
+        assert!(table.contains(&format!("| `{}` |", e.name())));
+    }
     // No section for an experiment that no longer exists.
     for line in readme.lines() {
         if let Some(name) = line

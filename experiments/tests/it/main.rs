@@ -13,6 +13,7 @@ mod progress;
 mod pruned_clocks;
 mod quantile;
 mod reliability;
+mod report;
 mod runner;
 mod scenario;
 mod slurm;

@@ -60,6 +60,10 @@ enum Cmd {
         /// Print Markdown tables (as in scenarios/README.md).
         #[arg(long)]
         markdown: bool,
+        /// Print scenarios/README.md's table of experiments instead (Markdown): every
+        /// experiment, its scenario files and the results READMEs that use them.
+        #[arg(long, conflicts_with = "experiment")]
+        table: bool,
     },
     /// Check scenario files without running them.
     Validate {
@@ -117,6 +121,24 @@ enum Cmd {
     /// CSVs, with 95 % intervals, and check the recorded verdicts.
     #[command(long_about = claims::LONG_ABOUT)]
     Claims(claims::ClaimsArgs),
+    /// Write a self-contained web report: results/index.html and, per claims ledger,
+    /// results/<paper>/index.html (claims, plots inline, scenario files, provenance).
+    Report {
+        /// Quick results (results/quick; values are not the paper's).
+        #[arg(long)]
+        quick: bool,
+        /// The scenarios' results, where the pages are written (default: results, or
+        /// results/quick with --quick).
+        #[arg(long)]
+        results: Option<PathBuf>,
+        /// Where the ledgers are (<DIR>/<paper>/claims.toml).
+        #[arg(long, default_value = "results")]
+        ledgers: PathBuf,
+        /// Folder of executed notebooks exported to HTML, linked from the index
+        /// (default: <results>/notebooks when it exists).
+        #[arg(long)]
+        notebooks: Option<PathBuf>,
+    },
     /// Run every scenario in a folder.
     Reproduce {
         /// Folder of scenario files.
@@ -360,7 +382,21 @@ fn real_main(cli: Cli) -> Result<()> {
         Cmd::Describe {
             experiment,
             markdown,
-        } => describe(&registry, experiment.as_deref(), markdown)?,
+            table,
+        } => {
+            if table {
+                print!(
+                    "{}",
+                    experiments::experiment::experiments_markdown(
+                        &registry,
+                        Path::new("scenarios"),
+                        Path::new("results")
+                    )
+                );
+            } else {
+                describe(&registry, experiment.as_deref(), markdown)?
+            }
+        }
         Cmd::Validate { files } => {
             let mut bad = 0;
             for f in &files {
@@ -442,6 +478,39 @@ fn real_main(cli: Cli) -> Result<()> {
         Cmd::Topo { cmd } => topo(cmd)?,
         Cmd::Spd { cmd } => spd_cmd(cmd)?,
         Cmd::Claims(args) => claims::run(args)?,
+        Cmd::Report {
+            quick,
+            results,
+            ledgers,
+            notebooks,
+        } => {
+            let results = results
+                .unwrap_or_else(|| PathBuf::from(if quick { "results/quick" } else { "results" }));
+            let notebooks = notebooks.or_else(|| {
+                let d = results.join("notebooks");
+                d.is_dir().then_some(d)
+            });
+            let w = experiments::report::write(&experiments::report::ReportOptions {
+                results,
+                ledgers,
+                quick,
+                root: PathBuf::from("."),
+                notebooks,
+            })?;
+            for p in &w.pages {
+                println!("wrote {}", p.display());
+            }
+            let rows: usize = w.claim_rows.values().sum();
+            let plots: usize = w.plots.values().sum();
+            println!("{rows} claim rows, {plots} plots inline");
+            if !w.missing_plots.is_empty() {
+                bail!(
+                    "{} plot(s) missing: {}",
+                    w.missing_plots.len(),
+                    w.missing_plots.join(", ")
+                );
+            }
+        }
         Cmd::Reproduce {
             dir,
             jobs,
