@@ -226,7 +226,7 @@ impl<O: Overlay> App<O> for LookupApp {
         self.schedule(api);
     }
 
-    fn on_event(&mut self, _api: &mut Api<'_, '_, O, ()>, ev: O::Event) {
+    fn on_event(&mut self, api: &mut Api<'_, '_, O, ()>, ev: O::Event) {
         let Some(d) = O::lookup_done(&ev) else {
             return;
         };
@@ -234,22 +234,24 @@ impl<O: Overlay> App<O> for LookupApp {
             return; // already counted as failed
         };
         let (_, issued) = self.outstanding.swap_remove(i);
+        // The issue time is kept here, beside the lookup's id, not in the messages.
+        let latency = api.now().saturating_sub(issued);
         let w = self.window(issued);
         let mut rec = self.rec.borrow_mut();
-        if d.latency > self.plan.timeout_ns {
+        if latency > self.plan.timeout_ns {
             rec.window(w).failed += 1;
             return;
         }
         let win = rec.window(w);
         win.answered += 1;
         win.hops_sum += u64::from(d.hops);
-        win.latency_sum_ns += d.latency;
+        win.latency_sum_ns += latency;
         let h = usize::from(d.hops);
         if rec.hops.len() <= h {
             rec.hops.resize(h + 1, 0);
         }
         rec.hops[h] += 1;
-        rec.latency_ms.push(d.latency as f64 / 1e6);
+        rec.latency_ms.push(latency as f64 / 1e6);
     }
 
     fn on_down(&mut self, _graceful: bool) {
