@@ -71,7 +71,8 @@ pub struct LookupRecorder {
 }
 
 impl LookupRecorder {
-    fn window(&mut self, w: usize) -> &mut WindowCounts {
+    /// The counts of issue-time window `w` (created empty on first use).
+    pub fn window(&mut self, w: usize) -> &mut WindowCounts {
         if self.windows.len() <= w {
             self.windows.resize(w + 1, WindowCounts::default());
         }
