@@ -16,6 +16,7 @@
 //! [`MAX_DHT_NODES`] nodes) and `colyseus` (up to [`MAX_COLYSEUS_NODES`] nodes). The network
 //! must be plain latency: jitter, loss, reordering and uplink serialization are refused.
 
+pub mod colyseus;
 pub mod dht;
 
 use std::net::{Ipv4Addr, SocketAddrV4};
@@ -37,7 +38,9 @@ pub const MAX_COLYSEUS_NODES: usize = 150;
 
 /// The live experiments.
 pub fn registry() -> Registry {
-    Registry::new().register(&dht::LiveDhtLookup)
+    Registry::new()
+        .register(&dht::LiveDhtLookup)
+        .register(&colyseus::LiveColyseus)
 }
 
 /// Refuses what a live run cannot inject: jitter, loss, reordering, uplink serialization; and
