@@ -42,10 +42,10 @@ impl AddressBook {
         if let Some(old) = self.by_addr.insert(addr, endpoint) {
             self.by_endpoint.remove(&old);
         }
-        if let Some(old) = self.by_endpoint.insert(endpoint, addr) {
-            if old != addr {
-                self.by_addr.remove(&old);
-            }
+        if let Some(old) = self.by_endpoint.insert(endpoint, addr)
+            && old != addr
+        {
+            self.by_addr.remove(&old);
         }
     }
 
