@@ -28,6 +28,7 @@ pub mod claims;
 pub mod environment;
 pub mod exp;
 pub mod experiment;
+pub mod live;
 pub mod nodes;
 pub mod output;
 pub mod plot;

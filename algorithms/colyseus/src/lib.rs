@@ -41,6 +41,7 @@
 //! # let _ = (me, Aabb::default());
 //! ```
 
+pub mod codec;
 mod config;
 mod error;
 pub mod geom;

@@ -1,9 +1,10 @@
 //! Wire messages between Colyseus nodes, DHT operations, inputs, events and the output buffer.
 //!
-//! Nothing is serialised: each message has a size in bytes ([`Msg::size_bytes`]) from the same
-//! plain binary model as the DHT's ([`mercury::wire`]), plus the application's state or delta
-//! size, which the caller states ([`crate::ObjectSpec::state_bytes`], the `delta_bytes` of
-//! [`crate::ColyseusNode::update_object`]).
+//! Each message has a size in bytes ([`Msg::size_bytes`]) from the same plain binary model as
+//! the DHT's ([`mercury::wire`]), plus the application's state or delta size, which the caller
+//! states ([`crate::ObjectSpec::state_bytes`], the `delta_bytes` of
+//! [`crate::ColyseusNode::update_object`]). The model is the wire format: [`crate::codec`]
+//! writes exactly these bytes.
 
 use std::ops::Deref;
 use std::sync::Arc;

@@ -116,7 +116,6 @@ fn forward_lookup(bencher: Bencher<'_, '_>, n: usize) {
             target: ts[i],
             origin: 7,
             hops: 1,
-            issued_at: 0,
         };
         node.handle_message(
             1,

@@ -48,6 +48,7 @@
 pub mod build;
 mod cache;
 pub mod chord;
+pub mod codec;
 mod config;
 pub mod dht;
 mod error;

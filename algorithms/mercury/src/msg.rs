@@ -67,8 +67,6 @@ pub struct RouteHeader {
     pub origin: Addr,
     /// Routing hops so far (forwards, not counting range spreading).
     pub hops: u16,
-    /// Issue time at the origin, ns (instrumentation; not counted in the wire size).
-    pub issued_at: u64,
 }
 
 /// What a routed message carries.
@@ -195,8 +193,6 @@ pub enum Msg<P> {
         owner: Peer,
         /// Routing hops the lookup took.
         hops: u16,
-        /// Issue time (instrumentation).
-        issued_at: u64,
     },
     /// Route-cache fill: the rendezvous tells the publisher/subscriber who it is.
     CacheAck {
@@ -222,8 +218,6 @@ pub enum Msg<P> {
         items: Vec<Publication<P>>,
         /// Routing plus spreading hops to this node.
         hops: u16,
-        /// Issue time (instrumentation).
-        issued_at: u64,
     },
     /// Join at the receiver: it splits its range at the midpoint and gives the lower half.
     JoinRequest,

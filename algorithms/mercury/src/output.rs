@@ -171,7 +171,8 @@ pub enum DropReason {
 /// Application events of a Mercury node.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event<P> {
-    /// A lookup issued here was answered.
+    /// A lookup issued here was answered. Its latency is the driver's to measure (it knows
+    /// when it called `lookup`, which returned `id`): no timestamp travels in the messages.
     LookupDone {
         /// Request id returned by `lookup`.
         id: u32,
@@ -181,11 +182,10 @@ pub enum Event<P> {
         owner: Peer,
         /// Routing hops (forwards) to the owner.
         hops: u16,
-        /// Issue to answer, ns (the answer travels back directly).
-        latency: u64,
     },
     /// A publication, subscription or range query issued by `origin` reached the owner of its
-    /// low end (here). The routing part of discovery latency.
+    /// low end (here). The routing part of discovery latency, which a driver that knows when
+    /// `id` was issued can time (no timestamp travels in the messages).
     Rendezvous {
         /// Operation.
         kind: OpKind,
@@ -193,8 +193,6 @@ pub enum Event<P> {
         id: ItemId,
         /// Routing hops.
         hops: u16,
-        /// Issue to arrival, ns.
-        elapsed: u64,
     },
     /// A publication matched subscriptions of this node at `rendezvous`.
     Matched {

@@ -1,8 +1,10 @@
 //! The wire-size model and the application payload hook.
 //!
-//! Nothing is serialised: [`crate::Msg::size_bytes`] adds up the sizes below for the fields a
-//! real encoding would carry, so an experiment can account bytes per message and per
-//! [`crate::Category`]. The model is a plain binary encoding of IPv4 addresses:
+//! [`crate::Msg::size_bytes`] adds up the sizes below for the fields a message carries, so an
+//! experiment can account bytes per message and per [`crate::Category`] without encoding
+//! anything. The model is a plain binary encoding with IPv4 addresses, and it is the real one:
+//! [`crate::codec`] writes exactly these fields, and a test checks for every message kind that
+//! the encoding is `size_bytes() - HEADER` bytes long.
 //!
 //! | field | bytes |
 //! |---|---|
@@ -19,9 +21,9 @@
 //! | list length prefix ([`COUNT`]) | 2 |
 //! | metric value, `f32` ([`METRIC`]) | 4 |
 //!
-//! Simulator instrumentation carried inside messages (the issue time used to measure latency)
-//! is **not** counted: a deployment would keep it at the origin. The application payload adds
-//! [`Payload::size_bytes`].
+//! No instrumentation travels in a message: a driver that measures latency keeps the issue
+//! times of its operations itself. The application payload adds [`Payload::size_bytes`]
+//! (and encodes itself through [`crate::codec::WirePayload`]).
 
 /// IPv4 (20) + UDP (8) header bytes, charged once per message.
 pub const HEADER: usize = 28;

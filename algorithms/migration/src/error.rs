@@ -84,4 +84,7 @@ pub enum WireError {
     /// The value could not be encoded (a payload's `Serialize` failed).
     #[error("encoding failed: {0}")]
     Encode(String),
+    /// The message is of another wire-format version (the top two bits of its first byte).
+    #[error("unsupported wire version {0}")]
+    UnsupportedVersion(u8),
 }

@@ -27,6 +27,12 @@ pub enum DecodeError {
         /// The tag byte.
         tag: u8,
     },
+    /// A message of another wire-format version (the top two bits of its tag byte).
+    #[error("unsupported wire version {version}")]
+    UnsupportedVersion {
+        /// The version found.
+        version: u8,
+    },
     /// Bytes remain after a complete value.
     #[error("{extra} trailing bytes")]
     TrailingBytes {

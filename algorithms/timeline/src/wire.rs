@@ -20,6 +20,10 @@
 //! epoch takes 1 + 5 + 16 = 22 bytes, 23 as a `Publish` message. Times are absolute, so a
 //! session should pick an epoch near its start; the varint grows to 9 bytes at ~2⁶² ns.
 //!
+//! A message's tag byte carries the format [`VERSION`] in its top two bits (`01`) and the tag
+//! above in its low six (so `Publish` is `0x42`); a message of another version is refused
+//! ([`DecodeError::UnsupportedVersion`]) instead of misread.
+//!
 //! The decoder rejects anything the encoder would not write (overlong varints, unknown tags,
 //! bytes other than 0/1 for `bool`, trailing bytes).
 
@@ -27,6 +31,23 @@ use crate::error::DecodeError;
 use crate::pubsub::{ClientId, ClientMsg, RouterMsg, TimelineId, Update};
 use crate::time::Time;
 use crate::value::{Kinematic, Vec2, Vec3};
+
+/// The wire-format version (the top two bits of a message's tag byte).
+pub const VERSION: u8 = 1;
+
+/// The tag byte of message tag `tag` in this version.
+const fn tag_byte(tag: u8) -> u8 {
+    (VERSION << 6) | tag
+}
+
+/// Reads a message's tag byte: its tag, if the version is this one.
+fn read_tag(r: &mut Reader<'_>) -> Result<u8, DecodeError> {
+    let b = r.u8()?;
+    if b >> 6 != VERSION {
+        return Err(DecodeError::UnsupportedVersion { version: b >> 6 });
+    }
+    Ok(b & 0x3f)
+}
 
 /// A type with a compact, canonical binary encoding.
 pub trait Wire: Sized {
@@ -373,29 +394,29 @@ impl<P: Wire> Wire for ClientMsg<P> {
     fn encode(&self, buf: &mut Vec<u8>) {
         match self {
             Self::Subscribe(id) => {
-                buf.push(0);
+                buf.push(tag_byte(0));
                 id.encode(buf);
             }
             Self::Unsubscribe(id) => {
-                buf.push(1);
+                buf.push(tag_byte(1));
                 id.encode(buf);
             }
             Self::Publish(u) => {
-                buf.push(2);
+                buf.push(tag_byte(2));
                 u.encode(buf);
             }
             Self::Pong {
                 ping_time,
                 peer_time,
             } => {
-                buf.push(3);
+                buf.push(tag_byte(3));
                 ping_time.encode(buf);
                 peer_time.encode(buf);
             }
         }
     }
     fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        Ok(match r.u8()? {
+        Ok(match read_tag(r)? {
             0 => Self::Subscribe(TimelineId::read(r)?),
             1 => Self::Unsubscribe(TimelineId::read(r)?),
             2 => Self::Publish(Update::read(r)?),
@@ -423,22 +444,22 @@ impl<P: Wire> Wire for RouterMsg<P> {
     fn encode(&self, buf: &mut Vec<u8>) {
         match self {
             Self::Update { from, update } => {
-                buf.push(0);
+                buf.push(tag_byte(0));
                 from.encode(buf);
                 update.encode(buf);
             }
             Self::Ping { time } => {
-                buf.push(1);
+                buf.push(tag_byte(1));
                 time.encode(buf);
             }
             Self::ClockAdjust { offset } => {
-                buf.push(2);
+                buf.push(tag_byte(2));
                 offset.encode(buf);
             }
         }
     }
     fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        Ok(match r.u8()? {
+        Ok(match read_tag(r)? {
             0 => {
                 let from = ClientId::read(r)?;
                 Self::Update {

@@ -7,6 +7,7 @@ mod colyseus_workload;
 mod contract;
 mod coresel;
 mod dht;
+mod live;
 mod migration;
 mod plot;
 mod progress;

@@ -3,6 +3,7 @@
 mod harness;
 
 mod brute;
+mod codec;
 mod keys;
 mod over_mercury;
 mod predict;

@@ -216,7 +216,6 @@ impl ChordNode {
                 key: self.me.id,
                 origin: self.me.addr,
                 hops: 0,
-                issued_at: now,
                 id: self.next_id,
                 purpose: Purpose::Join,
                 last: false,
@@ -244,7 +243,7 @@ impl ChordNode {
     fn issue(&mut self, now: u64, key: Value, purpose: Purpose, out: &mut ChordOutput) -> u32 {
         self.next_id = self.next_id.wrapping_add(1);
         let id = self.next_id;
-        self.route(now, key, self.me.addr, 0, now, id, purpose, false, out);
+        self.route(now, key, self.me.addr, 0, id, purpose, false, out);
         id
     }
 
@@ -316,7 +315,6 @@ impl ChordNode {
         key: Value,
         origin: Addr,
         hops: u16,
-        issued_at: u64,
         id: u32,
         purpose: Purpose,
         last: bool,
@@ -330,7 +328,7 @@ impl ChordNode {
         if owns {
             let owner = self.me;
             if origin == self.me.addr {
-                self.on_reply(now, id, key, owner, hops, issued_at, purpose, out);
+                self.on_reply(now, id, key, owner, hops, purpose, out);
             } else {
                 out.send(
                     origin,
@@ -339,7 +337,6 @@ impl ChordNode {
                         key,
                         owner,
                         hops,
-                        issued_at,
                         purpose,
                     },
                 );
@@ -365,7 +362,6 @@ impl ChordNode {
                 key,
                 origin,
                 hops: hops + 1,
-                issued_at,
                 id,
                 purpose,
                 last,
@@ -381,7 +377,6 @@ impl ChordNode {
         key: Value,
         owner: ChordPeer,
         hops: u16,
-        issued_at: u64,
         purpose: Purpose,
         out: &mut ChordOutput,
     ) {
@@ -391,7 +386,6 @@ impl ChordNode {
                 key,
                 owner,
                 hops,
-                latency: now.saturating_sub(issued_at),
             }),
             Purpose::Finger(i) => {
                 if let Some(f) = self.fingers.get_mut(usize::from(i)) {
@@ -482,13 +476,12 @@ impl ChordNode {
                 key,
                 origin,
                 hops,
-                issued_at,
                 id,
                 purpose,
                 last,
             } => {
                 if self.phase == ChordPhase::Member {
-                    self.route(now, key, origin, hops, issued_at, id, purpose, last, out);
+                    self.route(now, key, origin, hops, id, purpose, last, out);
                 }
             }
             ChordMsg::LookupReply {
@@ -496,10 +489,9 @@ impl ChordNode {
                 key,
                 owner,
                 hops,
-                issued_at,
                 purpose,
             } => {
-                self.on_reply(now, id, key, owner, hops, issued_at, purpose, out);
+                self.on_reply(now, id, key, owner, hops, purpose, out);
             }
             ChordMsg::GetPred { me } => {
                 if self.phase == ChordPhase::Member {

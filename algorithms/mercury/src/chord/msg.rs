@@ -44,8 +44,6 @@ pub enum ChordMsg {
         origin: Addr,
         /// Hops so far.
         hops: u16,
-        /// Issue time (instrumentation, not counted).
-        issued_at: u64,
         /// Request id at the origin.
         id: u32,
         /// Why.
@@ -63,8 +61,6 @@ pub enum ChordMsg {
         owner: ChordPeer,
         /// Hops the lookup took.
         hops: u16,
-        /// Issue time (instrumentation).
-        issued_at: u64,
         /// Why.
         purpose: Purpose,
     },
@@ -154,7 +150,8 @@ pub enum ChordTimer {
 /// Chord application events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChordEvent {
-    /// A user lookup issued here was answered.
+    /// A user lookup issued here was answered (its latency is the driver's to measure: it
+    /// knows when it called `lookup`, which returned `id`).
     LookupDone {
         /// Request id.
         id: u32,
@@ -164,8 +161,6 @@ pub enum ChordEvent {
         owner: ChordPeer,
         /// Hops (forwards) to the owner.
         hops: u16,
-        /// Issue to answer, ns.
-        latency: u64,
     },
     /// Joined the ring.
     Joined,

@@ -118,7 +118,6 @@ impl<P: Payload> MercuryNode<P> {
                 target: v,
                 origin: self.addr,
                 hops: 0,
-                issued_at: now,
             };
             let body = Routed::Neighbor {
                 epoch: self.epoch,

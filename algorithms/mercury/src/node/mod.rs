@@ -303,7 +303,6 @@ impl<P: Payload> MercuryNode<P> {
                 key,
                 owner,
                 hops,
-                issued_at,
             } => {
                 self.cache.insert(owner);
                 out.event(crate::Event::LookupDone {
@@ -311,7 +310,6 @@ impl<P: Payload> MercuryNode<P> {
                     key,
                     owner,
                     hops,
-                    latency: now.saturating_sub(issued_at),
                 });
             }
             Msg::CacheAck { owner } => {
@@ -335,7 +333,6 @@ impl<P: Payload> MercuryNode<P> {
                 part,
                 items,
                 hops,
-                issued_at: _,
             } => {
                 self.on_range_reply(now, from, id, part, items, hops, out);
             }

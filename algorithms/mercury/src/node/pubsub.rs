@@ -293,7 +293,6 @@ impl<P: Payload> MercuryNode<P> {
                     part: covered,
                     items,
                     hops,
-                    issued_at: hdr.issued_at,
                 },
             );
         }

@@ -57,7 +57,6 @@ impl<P: Payload> MercuryNode<P> {
                     target: v,
                     origin: self.addr,
                     hops: 0,
-                    issued_at: now,
                 };
                 out.send(
                     js.contact,

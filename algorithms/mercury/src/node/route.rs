@@ -94,7 +94,6 @@ impl<P: Payload> MercuryNode<P> {
 
     /// A routed message reached the owner of its target.
     fn deliver(&mut self, now: u64, hdr: RouteHeader, body: Routed<P>, out: &mut Output<P>) {
-        let elapsed = now.saturating_sub(hdr.issued_at);
         match body {
             Routed::Lookup { id } => {
                 let owner = self.me();
@@ -104,7 +103,6 @@ impl<P: Payload> MercuryNode<P> {
                         key: hdr.target,
                         owner,
                         hops: hdr.hops,
-                        latency: elapsed,
                     });
                 } else {
                     out.send(
@@ -114,7 +112,6 @@ impl<P: Payload> MercuryNode<P> {
                             key: hdr.target,
                             owner,
                             hops: hdr.hops,
-                            issued_at: hdr.issued_at,
                         },
                     );
                 }
@@ -124,7 +121,6 @@ impl<P: Payload> MercuryNode<P> {
                     kind: OpKind::Publish,
                     id: p.id,
                     hops: hdr.hops,
-                    elapsed,
                 });
                 self.ack(&hdr, out);
                 let (cur, stop) = (p.interval.lo, p.interval.hi);
@@ -135,7 +131,6 @@ impl<P: Payload> MercuryNode<P> {
                     kind: OpKind::Subscribe,
                     id: s.id,
                     hops: hdr.hops,
-                    elapsed,
                 });
                 self.ack(&hdr, out);
                 let (cur, stop) = (s.interval.lo, s.interval.hi);
@@ -149,7 +144,6 @@ impl<P: Payload> MercuryNode<P> {
                         seq: id,
                     },
                     hops: hdr.hops,
-                    elapsed,
                 });
                 let body = Routed::RangeQuery { id, interval };
                 self.process_range(now, hdr, interval.lo, interval.hi, 0, body, out);
@@ -171,12 +165,11 @@ impl<P: Payload> MercuryNode<P> {
         }
     }
 
-    fn header(&self, target: Value, now: u64) -> RouteHeader {
+    fn header(&self, target: Value) -> RouteHeader {
         RouteHeader {
             target,
             origin: self.addr,
             hops: 0,
-            issued_at: now,
         }
     }
 
@@ -192,7 +185,7 @@ impl<P: Payload> MercuryNode<P> {
             return Err(CallError::NotJoined);
         }
         let id = self.next_id();
-        let hdr = self.header(key, now);
+        let hdr = self.header(key);
         self.on_route(now, hdr, Routed::Lookup { id }, out);
         Ok(id)
     }
@@ -219,7 +212,7 @@ impl<P: Payload> MercuryNode<P> {
             origin: self.addr,
             seq: self.next_id(),
         };
-        let hdr = self.header(interval.lo, now);
+        let hdr = self.header(interval.lo);
         let p = Publication {
             id,
             interval,
@@ -250,7 +243,7 @@ impl<P: Payload> MercuryNode<P> {
             origin: self.addr,
             seq: self.next_id(),
         };
-        let hdr = self.header(interval.lo, now);
+        let hdr = self.header(interval.lo);
         let s = Subscription {
             id,
             interval,
@@ -287,7 +280,7 @@ impl<P: Payload> MercuryNode<P> {
             now + self.cfg.range_query_timeout,
             Timer::RangeQueryTimeout { id },
         );
-        let hdr = self.header(interval.lo, now);
+        let hdr = self.header(interval.lo);
         self.on_route(now, hdr, Routed::RangeQuery { id, interval }, out);
         Ok(id)
     }

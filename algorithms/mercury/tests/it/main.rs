@@ -1,6 +1,7 @@
 //! Integration tests of the `mercury` crate (one binary).
 
 mod chord;
+mod codec;
 mod common;
 mod driver;
 mod fastpaths;

@@ -146,7 +146,6 @@ fn sizes_and_categories() {
         target: 1,
         origin: 2,
         hops: 0,
-        issued_at: 0,
     };
     let lookup: Msg<()> = Msg::Route {
         hdr,
@@ -185,7 +184,6 @@ fn sizes_and_categories() {
         part: Interval::point(0),
         items: vec![],
         hops: 1,
-        issued_at: 0,
     };
     assert_eq!(m.category(), Category::Matching);
     assert!(

@@ -1,6 +1,7 @@
 //! Integration tests of the migration crate (one binary; modules below).
 
 mod chain;
+mod codec;
 mod driver;
 mod leases;
 mod no_loss;

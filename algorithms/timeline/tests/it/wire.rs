@@ -148,9 +148,14 @@ fn message_sizes() {
         54
     );
     assert_eq!(
-        ClientMsg::<f64>::decode(&[9]),
+        ClientMsg::<f64>::decode(&[0x40 | 9]),
         Err(DecodeError::UnknownTag { tag: 9 })
     );
+    assert_eq!(
+        ClientMsg::<f64>::decode(&[9]),
+        Err(DecodeError::UnsupportedVersion { version: 0 })
+    );
+    assert_eq!(ClientMsg::Publish(u).to_bytes()[0], 0x42);
     assert_eq!(
         ClientId::decode(&[0x80, 0x80, 0x80, 0x80, 0x10]),
         Err(DecodeError::OutOfRange)

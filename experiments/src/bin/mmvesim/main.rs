@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use tools::{SpdCmd, TopoCmd, spd_cmd, topo};
 
 mod claims;
+mod live;
 mod tools;
 
 /// jemalloc, with transparent huge pages (see `.cargo/config.toml`): a large simulation
@@ -139,6 +140,12 @@ enum Cmd {
         #[arg(long)]
         notebooks: Option<PathBuf>,
     },
+    /// Run a scenario's nodes on this machine's network instead of the simulator: UDP on
+    /// loopback, one thread and socket per node, the latency model's delays injected; writes
+    /// the simulated run's tables plus CPU, processing and scheduling measurements to
+    /// results/live/NAME/ (dht-lookup up to 500 nodes, colyseus up to 150; one job at a time;
+    /// stops by itself).
+    Live(live::LiveArgs),
     /// Run every scenario in a folder.
     Reproduce {
         /// Folder of scenario files.
@@ -475,6 +482,7 @@ fn real_main(cli: Cli) -> Result<()> {
                 println!("wrote {}", w.display());
             }
         }
+        Cmd::Live(args) => live::live(args)?,
         Cmd::Topo { cmd } => topo(cmd)?,
         Cmd::Spd { cmd } => spd_cmd(cmd)?,
         Cmd::Claims(args) => claims::run(args)?,

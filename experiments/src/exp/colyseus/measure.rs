@@ -17,7 +17,7 @@
 //! changes and sends each player the changes of the other objects in its area of interest.
 //! Both use Colyseus' update message size (same header and delta model).
 
-use colyseus::{ColyseusNode, ObjectId};
+use colyseus::ObjectId;
 
 use super::workload::{Kind, Obj};
 use crate::nodes::Binned;
@@ -178,10 +178,11 @@ impl Measure {
     /// Measures one frame at `now`. `objs` are the world's objects (id order), `changed[i]`
     /// whether `objs[i]` changed this frame, `created[i]` its creation time, `node_of(owner)`
     /// the node of a player, `players[n]` the players of node `n` with their areas of interest
-    /// (half-widths), `colyseus_id(world id)` the Colyseus id, `node(n)` the Colyseus node.
+    /// (half-widths), `colyseus_id(world id)` the Colyseus id, `has_replica(n, id)` whether
+    /// node `n` holds a replica of Colyseus object `id`.
     /// `record` is false outside the window (only the required-since bookkeeping runs).
     #[allow(clippy::too_many_arguments)]
-    pub fn frame<'a>(
+    pub fn frame(
         &mut self,
         now: u64,
         frame_ns: u64,
@@ -191,7 +192,7 @@ impl Measure {
         node_of: impl Fn(u32) -> usize,
         players: &[Vec<(u32, [f64; 2])>],
         colyseus_id: impl Fn(u64) -> Option<ObjectId>,
-        node: impl Fn(usize) -> &'a ColyseusNode,
+        has_replica: impl Fn(usize, ObjectId) -> bool,
         record: bool,
     ) {
         self.grid.rebuild(objs);
@@ -253,7 +254,6 @@ impl Measure {
             // the nearest of the node's players.
             self.scratch.sort_unstable();
             self.scratch.dedup();
-            let cn = node(n);
             let prev = &self.prev[n];
             self.cur.clear();
             let mut req = 0u64;
@@ -269,7 +269,7 @@ impl Measure {
                 }
                 let o = &objs[i as usize];
                 let k = kix(o.kind);
-                let missing = colyseus_id(id).is_none_or(|cid| cn.replica(cid).is_none());
+                let missing = colyseus_id(id).is_none_or(|cid| !has_replica(n, cid));
                 req += 1;
                 self.required[k] += 1;
                 if changed[i as usize] {

@@ -9,10 +9,10 @@
 //!
 //! Method: `docs/methods/colyseus.md#experiments`.
 
-mod measure;
+pub(crate) mod measure;
 mod recorder;
-mod run;
-mod tables;
+pub(crate) mod run;
+pub(crate) mod tables;
 pub mod workload;
 
 use schemars::JsonSchema;

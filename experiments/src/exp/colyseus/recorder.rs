@@ -247,11 +247,13 @@ impl Observer for Recorder {
                 kind: mercury::OpKind::Subscribe,
                 id,
                 hops,
-                elapsed,
             } if self.tracked(id.origin) && self.parts.contains_key(&(id.origin, id.seq)) => {
+                // Issue → arrival from the issue time kept here (not carried in messages).
+                let elapsed =
+                    now.saturating_sub(self.subs[self.parts[&(id.origin, id.seq)]].issued);
                 self.arrivals
                     .entry((id.origin, id.seq))
-                    .or_insert((*elapsed, *hops));
+                    .or_insert((elapsed, *hops));
             }
             mercury::Event::Matched {
                 publication,

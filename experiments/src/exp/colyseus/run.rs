@@ -326,7 +326,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
                 node_of,
                 &players_of,
                 |id| ids.get(id as usize).copied().flatten(),
-                |i| simr.node(i as u32).app().node(),
+                |i, cid| simr.node(i as u32).app().node().replica(cid).is_some(),
                 window,
             );
         }
@@ -350,6 +350,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     )
 }
 
-fn game_aoi(players_of: &[Vec<(u32, [f64; 2])>], player: u32, ppn: usize) -> [f64; 2] {
+/// The area of interest (half-widths) of `player`.
+pub fn game_aoi(players_of: &[Vec<(u32, [f64; 2])>], player: u32, ppn: usize) -> [f64; 2] {
     players_of[player as usize / ppn][player as usize % ppn].1
 }

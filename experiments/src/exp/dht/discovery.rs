@@ -249,8 +249,10 @@ impl App<MercuryNode<()>> for DiscoveryApp {
                 kind: OpKind::Subscribe,
                 id,
                 hops,
-                elapsed,
             } if book.parts.contains_key(&(id.origin, id.seq)) => {
+                // Issue → arrival from the issue time kept here (not carried in messages).
+                let elapsed =
+                    now.saturating_sub(book.subs[book.parts[&(id.origin, id.seq)]].issued);
                 book.arrivals
                     .entry((id.origin, id.seq))
                     .or_insert(Arrival { elapsed, hops });

@@ -186,6 +186,123 @@ fn run_hosts<O: Overlay>(
     }
 }
 
+/// The tables of `dht-lookup`, empty: `summary` and `hops` (the live experiment fills the same).
+pub fn empty_tables() -> Vec<Table> {
+    let summary = Table::new(
+        "summary",
+        &[
+            "ring",
+            "cache",
+            "nodes",
+            "issued",
+            "answered",
+            "failed",
+            "success",
+            "hops_mean",
+            "hops_median",
+            "hops_p95",
+            "hops_max",
+            "latency_mean_ms",
+            "latency_median_ms",
+            "latency_p95_ms",
+            "long_links_mean",
+            "n_hat_mean",
+            "log2_n",
+            "log2sq_over_k",
+            "hops_per_log2sq_over_k",
+            "hops_per_log2_n",
+            "routing_bytes_per_lookup",
+            "maintenance_bytes_per_node_s",
+            "events",
+        ],
+    );
+    let hops = Table::new("hops", &["ring", "cache", "nodes", "hops", "count"]);
+    vec![summary, hops]
+}
+
+/// Adds the rows of one ring × cache run to [`empty_tables`]'s tables: its recorder, the
+/// measured span in seconds, the traffic before and after the lookups, the mean long links
+/// and `n̂` of the members and the events processed.
+#[allow(clippy::too_many_arguments)]
+pub fn push_rows(
+    tables: &mut [Table],
+    p: &Params,
+    cache: bool,
+    n: usize,
+    rec: &LookupRecorder,
+    out_span_s: f64,
+    before: &Traffic,
+    after: &Traffic,
+    long_links_mean: f64,
+    n_hat_mean: f64,
+    events: u64,
+) {
+    let [summary, hops] = tables else {
+        return;
+    };
+    let t = rec.totals();
+    let mut lat = sim_core::Histogram::new();
+    for &l in &rec.latency_ms {
+        lat.record(l);
+    }
+    let q = |h: &mut sim_core::Histogram, x: f64| {
+        if h.count() == 0 {
+            f64::NAN
+        } else {
+            h.quantile(x)
+        }
+    };
+    let log2_n = (n as f64).log2();
+    let k = if p.ring == Ring::Chord {
+        1.0
+    } else {
+        long_links_mean
+    };
+    let log2sq_over_k = if k > 0.0 {
+        log2_n * log2_n / k
+    } else {
+        f64::NAN
+    };
+    let hm = rec.mean_hops();
+    let measured_s = out_span_s.max(1e-9);
+    let routing_bytes = (after.bytes[0] - before.bytes[0]) as f64;
+    let maint_bytes = (after.bytes[2] - before.bytes[2]) as f64;
+    summary.push(row![
+        p.ring.name(),
+        cache,
+        n,
+        t.issued,
+        t.answered,
+        t.failed,
+        t.answered as f64 / (t.answered + t.failed).max(1) as f64,
+        hm,
+        rec.hops_quantile(0.5),
+        rec.hops_quantile(0.95),
+        rec.hops.len().saturating_sub(1),
+        lat.mean(),
+        q(&mut lat, 0.5),
+        q(&mut lat, 0.95),
+        if p.ring == Ring::Chord {
+            f64::NAN
+        } else {
+            long_links_mean
+        },
+        n_hat_mean,
+        log2_n,
+        log2sq_over_k,
+        hm / log2sq_over_k,
+        hm / log2_n,
+        routing_bytes / t.issued.max(1) as f64,
+        maint_bytes / n as f64 / measured_s,
+        events
+    ]);
+    for (h, &c) in rec.hops.iter().enumerate() {
+        if c > 0 {
+            hops.push(row![p.ring.name(), cache, n, h, c]);
+        }
+    }
+}
+
 impl Experiment for DhtLookup {
     type Params = Params;
     const NAME: &'static str = "dht-lookup";
@@ -220,35 +337,7 @@ impl Experiment for DhtLookup {
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let p = job.params();
-        let mut summary = Table::new(
-            "summary",
-            &[
-                "ring",
-                "cache",
-                "nodes",
-                "issued",
-                "answered",
-                "failed",
-                "success",
-                "hops_mean",
-                "hops_median",
-                "hops_p95",
-                "hops_max",
-                "latency_mean_ms",
-                "latency_median_ms",
-                "latency_p95_ms",
-                "long_links_mean",
-                "n_hat_mean",
-                "log2_n",
-                "log2sq_over_k",
-                "hops_per_log2sq_over_k",
-                "hops_per_log2_n",
-                "routing_bytes_per_lookup",
-                "maintenance_bytes_per_node_s",
-                "events",
-            ],
-        );
-        let mut hops = Table::new("hops", &["ring", "cache", "nodes", "hops", "count"]);
+        let mut tables = empty_tables();
         let caches: Vec<bool> = if p.ring == Ring::Chord {
             vec![false]
         } else {
@@ -317,79 +406,21 @@ impl Experiment for DhtLookup {
                     progress,
                 )
             };
-            let RunOut {
-                rec,
-                span_s: out_span_s,
-                before,
-                after,
-                long_links_mean,
-                n_hat_mean,
-                events,
-                n,
-            } = out;
-            let t = rec.totals();
-            let mut lat = sim_core::Histogram::new();
-            for &l in &rec.latency_ms {
-                lat.record(l);
-            }
-            let q = |h: &mut sim_core::Histogram, x: f64| {
-                if h.count() == 0 {
-                    f64::NAN
-                } else {
-                    h.quantile(x)
-                }
-            };
-            let log2_n = (n as f64).log2();
-            let k = if p.ring == Ring::Chord {
-                1.0
-            } else {
-                long_links_mean
-            };
-            let log2sq_over_k = if k > 0.0 {
-                log2_n * log2_n / k
-            } else {
-                f64::NAN
-            };
-            let hm = rec.mean_hops();
-            let measured_s = out_span_s.max(1e-9);
-            let routing_bytes = (after.bytes[0] - before.bytes[0]) as f64;
-            let maint_bytes = (after.bytes[2] - before.bytes[2]) as f64;
-            summary.push(row![
-                p.ring.name(),
+            push_rows(
+                &mut tables,
+                p,
                 cache,
-                n,
-                t.issued,
-                t.answered,
-                t.failed,
-                t.answered as f64 / (t.answered + t.failed).max(1) as f64,
-                hm,
-                rec.hops_quantile(0.5),
-                rec.hops_quantile(0.95),
-                rec.hops.len().saturating_sub(1),
-                lat.mean(),
-                q(&mut lat, 0.5),
-                q(&mut lat, 0.95),
-                if p.ring == Ring::Chord {
-                    f64::NAN
-                } else {
-                    long_links_mean
-                },
-                n_hat_mean,
-                log2_n,
-                log2sq_over_k,
-                hm / log2sq_over_k,
-                hm / log2_n,
-                routing_bytes / t.issued.max(1) as f64,
-                maint_bytes / n as f64 / measured_s,
-                events
-            ]);
-            for (h, &c) in rec.hops.iter().enumerate() {
-                if c > 0 {
-                    hops.push(row![p.ring.name(), cache, n, h, c]);
-                }
-            }
+                out.n,
+                &out.rec,
+                out.span_s,
+                &out.before,
+                &out.after,
+                out.long_links_mean,
+                out.n_hat_mean,
+                out.events,
+            );
         }
-        Ok(vec![summary, hops])
+        Ok(tables)
     }
 
     fn plots(&self, _s: &Scenario<Params>) -> Vec<PlotSpec> {

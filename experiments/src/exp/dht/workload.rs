@@ -71,7 +71,8 @@ pub struct LookupRecorder {
 }
 
 impl LookupRecorder {
-    fn window(&mut self, w: usize) -> &mut WindowCounts {
+    /// The counts of issue-time window `w` (created empty on first use).
+    pub fn window(&mut self, w: usize) -> &mut WindowCounts {
         if self.windows.len() <= w {
             self.windows.resize(w + 1, WindowCounts::default());
         }
@@ -226,7 +227,7 @@ impl<O: Overlay> App<O> for LookupApp {
         self.schedule(api);
     }
 
-    fn on_event(&mut self, _api: &mut Api<'_, '_, O, ()>, ev: O::Event) {
+    fn on_event(&mut self, api: &mut Api<'_, '_, O, ()>, ev: O::Event) {
         let Some(d) = O::lookup_done(&ev) else {
             return;
         };
@@ -234,22 +235,24 @@ impl<O: Overlay> App<O> for LookupApp {
             return; // already counted as failed
         };
         let (_, issued) = self.outstanding.swap_remove(i);
+        // The issue time is kept here, beside the lookup's id, not in the messages.
+        let latency = api.now().saturating_sub(issued);
         let w = self.window(issued);
         let mut rec = self.rec.borrow_mut();
-        if d.latency > self.plan.timeout_ns {
+        if latency > self.plan.timeout_ns {
             rec.window(w).failed += 1;
             return;
         }
         let win = rec.window(w);
         win.answered += 1;
         win.hops_sum += u64::from(d.hops);
-        win.latency_sum_ns += d.latency;
+        win.latency_sum_ns += latency;
         let h = usize::from(d.hops);
         if rec.hops.len() <= h {
             rec.hops.resize(h + 1, 0);
         }
         rec.hops[h] += 1;
-        rec.latency_ms.push(d.latency as f64 / 1e6);
+        rec.latency_ms.push(latency as f64 / 1e6);
     }
 
     fn on_down(&mut self, _graceful: bool) {

@@ -118,13 +118,11 @@ impl<P: Payload> Overlay for MercuryNode<P> {
                 key,
                 owner,
                 hops,
-                latency,
             } => Some(LookupDone {
                 id,
                 key,
                 owner: owner.addr,
                 hops,
-                latency,
             }),
             _ => None,
         }
@@ -200,13 +198,11 @@ impl Overlay for ChordNode {
                 key,
                 owner,
                 hops,
-                latency,
             } => Some(LookupDone {
                 id,
                 key,
                 owner: owner.addr,
                 hops,
-                latency,
             }),
             _ => None,
         }

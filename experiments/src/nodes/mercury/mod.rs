@@ -173,7 +173,8 @@ impl<M: OverlayMsg, A: AppMsg> Message for Wire<M, A> {
     }
 }
 
-/// A lookup answered at its origin, in the form both overlays report it.
+/// A lookup answered at its origin, in the form both overlays report it. Its latency is the
+/// caller's to measure: it knows when it issued the lookup `id`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LookupDone {
     /// Request id returned by the lookup call.
@@ -184,8 +185,6 @@ pub struct LookupDone {
     pub owner: Addr,
     /// Routing hops.
     pub hops: u16,
-    /// Issue to answer, ns.
-    pub latency: u64,
 }
 
 /// A sans-I/O overlay node the host can drive: the crate's [`Protocol`] plus membership
