@@ -66,7 +66,8 @@ pub struct Claim {
     pub what: String,
     /// The paper's value, range or stated relation, verbatim where it prints one.
     pub paper: String,
-    /// The scenario (file stem under `scenarios/`, results under `results/<scenario>/`).
+    /// The scenario (file stem under `scenarios/`, results under `results/<scenario>/`;
+    /// `live/<stem>` reads the live run's results under `results/live/<stem>/`).
     pub scenario: String,
     /// How our value is computed (absent only for `not-reproducible`).
     pub metric: Option<Metric>,
@@ -83,6 +84,10 @@ pub struct Claim {
     /// `false` when the value involves no randomness (a worked example), so one
     /// repetition is the whole result; otherwise a full run needs ≥ 5 repetitions.
     pub random: bool,
+    /// The value is a wall-clock measurement (a live run on a real network): it differs
+    /// from run to run, so `mmvesim claims` compares only the verdict with the recorded
+    /// one, not the value.
+    pub wall_clock: bool,
     /// Decimals printed (default: three significant figures).
     pub digits: Option<usize>,
     /// Unit printed after the value (`%`, `ms`, …).
@@ -265,6 +270,8 @@ struct RawClaim {
     missing: Option<String>,
     #[serde(default = "yes")]
     random: bool,
+    #[serde(default)]
+    wall_clock: bool,
     digits: Option<usize>,
     #[serde(default)]
     unit: String,
@@ -452,6 +459,7 @@ fn claim(rc: RawClaim, at: &str) -> Result<Claim, KeyError> {
         ablation: rc.ablation,
         missing: rc.missing,
         random: rc.random,
+        wall_clock: rc.wall_clock,
         digits: rc.digits,
         unit: rc.unit,
         group: rc.group.unwrap_or_else(|| "main".to_owned()),

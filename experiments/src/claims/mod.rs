@@ -160,7 +160,10 @@ pub fn check(
                         c.id,
                         markdown::VALUES_FILE
                     )),
-                    Some(r) if r.ours != ours || r.n != o.n || r.holds != o.holds => {
+                    Some(r)
+                        if r.holds != o.holds
+                            || (!c.wall_clock && (r.ours != ours || r.n != o.n)) =>
+                    {
                         problems.push(format!(
                             "claim `{}`: computed {} (n = {}) but results/{paper}/{} records {} \
                              (n = {}); if the change is intended, record it with `mmvesim claims \

@@ -26,13 +26,16 @@ LEDGER FORMAT (results/<paper>/claims.toml)
   what = \"total kbps per node, max/mean over nodes, 96-fed-rect, dht\"
   paper = \"1.93\"                         # the paper's value or statement, verbatim
   scenario = \"colyseus-table2-96-fed-rect\"   # reads results/<scenario>/*.csv
+                                         # (\"live/<scenario>\": results/live/<scenario>/)
   metric = { table = \"nodes\", where = { location = \"dht\" }, column = \"total_kbps\", agg = \"max/mean\" }
   holds_if = { value = 1.93, within = \"10%\" }
   verdict = \"differs-asserted\"           # see VERDICTS
   cause = \"...\"                          # why it differs
   ablation = [\"other-claim-id\"]          # claims whose scenarios isolate the cause
 
-  Optional: `random = false` (no randomness: one repetition is the whole result), `digits`
+  Optional: `random = false` (no randomness: one repetition is the whole result),
+  `wall_clock = true` (a live measurement: only its verdict is compared with the recorded
+  one), `digits`
   (decimals printed; default three significant figures), `unit` (\"%\", \"ms\", ...),
   `group` (which README table lists it; default \"main\"), `note`, `missing` (for
   not-reproducible: the paper's input that is unavailable).
