@@ -1,6 +1,6 @@
 //! `mmvesim report`: each paper's claims, plots and provenance as a self-contained web page.
 //!
-//! [`write`] renders `index.html` (every paper: claim counts by verdict, time of the last
+//! [`write()`] renders `index.html` (every paper: claim counts by verdict, time of the last
 //! run, links) and `<paper>/index.html` per ledger: one row per claim (source, the paper's
 //! value, ours ± 95 % CI, n, verdict, cause, a link to each ablation claim), then, per
 //! scenario the claims read, its plots inline as SVG beside the claims they support, the
@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Where [`write`] reads and writes.
+/// Where [`write()`] reads and writes.
 #[derive(Debug, Clone)]
 pub struct ReportOptions {
     /// The scenarios' results (`results`, or `results/quick`); the pages are written here.
@@ -36,7 +36,7 @@ pub struct ReportOptions {
     pub notebooks: Option<PathBuf>,
 }
 
-/// What [`write`] produced, for the caller's summary and for tests.
+/// What [`write()`] produced, for the caller's summary and for tests.
 #[derive(Debug, Clone, Default)]
 pub struct Written {
     /// The pages written.
