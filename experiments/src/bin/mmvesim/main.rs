@@ -1,6 +1,10 @@
 //! `mmvesim`: run, sweep, merge and plot mmvesim scenarios; generate and inspect
 //! topologies.
 
+// The doc comments of this binary are its `--help` text, read in a terminal, where
+// placeholders such as <paper> are plain text, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use experiments::exp;
