@@ -431,7 +431,11 @@ impl Experiment for DhtLookup {
                 "Mean hops / log2 n",
                 "hops / log2 n",
             )
-            .with_reference(Reference::line(0.5).labelled("Chord: ½ log2 n")),
+            .with_reference(
+                Reference::line(0.5)
+                    .labelled("Chord: ½ log2 n")
+                    .in_facet("chord"),
+            ),
         ]
     }
 }
