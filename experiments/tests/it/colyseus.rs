@@ -229,6 +229,25 @@ fn experiment_is_deterministic_and_sane() {
                 "{loc} {game}: {m0} {m4}"
             );
             assert_eq!(get(loc, game, "dht_ops_refused"), 0.0);
+            // Fig. 7b per player (the paper's count) and per node: both shares, and in a
+            // fed game (several players a node) not the same count.
+            for kind in ["player", "missile", "all"] {
+                for m in [
+                    format!("direct_{kind}_pct"),
+                    format!("direct_node_{kind}_pct"),
+                ] {
+                    let v = get(loc, game, &m);
+                    assert!(
+                        (0.0..=100.0).contains(&v) || v.is_nan(),
+                        "{loc} {game} {m}: {v}"
+                    );
+                }
+            }
+            assert_ne!(
+                get(loc, game, "direct_all_pct"),
+                get(loc, game, "direct_node_all_pct"),
+                "{loc} {game}: per-player and per-node direct updates are one count"
+            );
         }
     }
 }

@@ -462,3 +462,104 @@ fn bad_parameters_name_file_line_and_key() {
     );
     assert_eq!(e.key.as_deref(), Some("topology.hosts"), "{e}");
 }
+
+/// `dht-range` on a slow ring (300 ms a hop): linear spreading over about 41 nodes in
+/// sequence cannot finish within the 10 s timeout, fan-out spreading of the same queries can.
+const RANGE_SLOW: &str = r#"
+experiment = "dht-range"
+seed = 5
+[network]
+latency = "constant"
+constant_ms = 300.0
+[params]
+nodes = 200
+items = 2000
+selectivities = [0.005, 0.2]
+queries = 20
+query_window_s = 5.0
+[sweep]
+"params.method" = ["linear", "fanout"]
+"#;
+
+/// A selectivity at which queries time out is censored: its cost and latency columns are
+/// empty (NaN), not averaged over the queries that happened to finish, and `timed_out` says
+/// how many did not.
+#[test]
+fn range_experiment_reports_timed_out_queries_as_missing() {
+    let tmp = crate::scratch("dht-range");
+    let out = tmp.path().join("range");
+    run_text("tiny-range.toml", RANGE_SLOW, &out, 2);
+    let rows = read(&out, "queries");
+    let row = |m: &str, sel: &str| {
+        rows.iter()
+            .find(|r| r["method"] == m && r["selectivity"] == sel)
+            .unwrap_or_else(|| panic!("{m} {sel}"))
+    };
+    for (m, sel) in [("linear", "0.005"), ("fanout", "0.005"), ("fanout", "0.2")] {
+        let r = row(m, sel);
+        assert_eq!(r["timed_out"], "0", "{r:?}");
+        assert_eq!(r["complete"], r["queries"], "{r:?}");
+        for c in ["msgs_mean", "nodes_touched_mean", "latency_median_ms"] {
+            let v: f64 = r[c].parse().unwrap();
+            assert!(v > 0.0, "{m} {sel} {c}: {r:?}");
+        }
+    }
+    let r = row("linear", "0.2");
+    let (q, t): (u64, u64) = (
+        r["queries"].parse().unwrap(),
+        r["timed_out"].parse().unwrap(),
+    );
+    assert!(q > 0 && t > 0, "{r:?}");
+    assert_eq!(q, t + r["complete"].parse::<u64>().unwrap());
+    for c in [
+        "nodes_touched_mean",
+        "msgs_mean",
+        "bytes_mean",
+        "items_mean",
+        "latency_mean_ms",
+        "latency_median_ms",
+        "latency_p95_ms",
+    ] {
+        assert_eq!(r[c], "NaN", "{c} of a censored selectivity: {r:?}");
+    }
+}
+
+/// The shipped dht scenarios' plots: a ring-size axis is the swept key itself (so no title
+/// claims to average over it), every swept metric has 95 % error bars, one panel per ring in
+/// `dht-lookup` (the hashed ring's points would hide the oracle's in a shared panel), and no
+/// range-query axis label promises a log scale the plot may not draw.
+#[test]
+fn shipped_dht_plots_name_their_axes_honestly() {
+    use experiments::plot::{Aggregate, cover_swept_keys};
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for name in [
+        "dht-lookup",
+        "dht-lookup-100k",
+        "dht-lookup-planetlab",
+        "dht-range",
+        "dht-balance",
+        "dht-churn",
+        "dht-discovery",
+    ] {
+        let s = crate::load(&repo.join(format!("scenarios/{name}.toml"))).expect(name);
+        for p in cover_swept_keys(s.plots(), &s.meta().axes) {
+            assert!(
+                !p.title.contains("averaged over") && !p.title.contains("pooled over"),
+                "{name}/{}: {}",
+                p.name,
+                p.title
+            );
+            if p.kind != experiments::plot::PlotKind::Cdf {
+                assert_eq!(p.aggregate, Aggregate::MeanWithCi95, "{name}/{}", p.name);
+            }
+            if name.starts_with("dht-lookup") {
+                assert_eq!(p.facet.as_deref(), Some("ring"), "{name}/{}", p.name);
+                assert_eq!(p.x, "topology.hosts", "{name}/{}", p.name);
+            }
+            if name == "dht-range" {
+                let y = p.y_label.as_deref().unwrap_or_default();
+                assert!(!y.contains("log"), "{name}/{}: y label {y:?}", p.name);
+            }
+        }
+    }
+}

@@ -7,6 +7,7 @@ mod colyseus_workload;
 mod contract;
 mod coresel;
 mod dht;
+mod dht_readme;
 mod live;
 mod migration;
 mod plot;

@@ -187,18 +187,25 @@ pub fn tables(
         "required_per_instance",
         ratio(m.required[0] + m.required[1], m.instances),
     );
-    put(
-        "direct_player_pct",
-        100.0 * ratio(m.direct[0], m.updates[0]),
-    );
-    put(
-        "direct_missile_pct",
-        100.0 * ratio(m.direct[1], m.updates[1]),
-    );
-    put(
-        "direct_all_pct",
-        100.0 * ratio(m.direct[0] + m.direct[1], m.updates[0] + m.updates[1]),
-    );
+    // Fig. 7b: direct updates counted per player, as if every player were on its own node
+    // (the paper's worst case); `direct_node_*` counts them per node (an object the node
+    // already required at the previous frame).
+    let direct = |d: &[u64; 2], u: &[u64; 2], k: Option<usize>| match k {
+        Some(k) => 100.0 * ratio(d[k], u[k]),
+        None => 100.0 * ratio(d[0] + d[1], u[0] + u[1]),
+    };
+    for (name, k) in [("player", Some(0)), ("missile", Some(1)), ("all", None)] {
+        put(
+            &format!("direct_{name}_pct"),
+            direct(&m.player_direct, &m.player_updates, k),
+        );
+    }
+    for (name, k) in [("player", Some(0)), ("missile", Some(1)), ("all", None)] {
+        put(
+            &format!("direct_node_{name}_pct"),
+            direct(&m.direct, &m.updates, k),
+        );
+    }
     let d = rec.discovery();
     for (name, b) in [
         ("discovery", &d.discovery),

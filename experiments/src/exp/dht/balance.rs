@@ -31,7 +31,7 @@ use super::{
 use crate::environment::EnvOptions;
 use crate::experiment::{Experiment, Job};
 use crate::nodes::mercury::{Api, App, Traffic};
-use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
@@ -378,7 +378,7 @@ impl Experiment for DhtBalance {
                 .with_title(title)
                 .with_filter("metric", metric)
                 .with_series("variant")
-                .with_aggregate(Aggregate::MeanWithStdErr)
+                .with_aggregate(Aggregate::MeanWithCi95)
                 .with_labels("time (s)", y)
         };
         vec![
@@ -400,10 +400,36 @@ impl Experiment for DhtBalance {
                 "Max / mean matching bytes per node per interval",
                 "max / mean",
             ),
-            PlotSpec::new("table2", "table2", PlotKind::Bar, "metric", "value")
-                .with_title("Per-node bytes sent, normalised by the mean (Colyseus Table 2 rows)")
-                .with_series("variant")
-                .with_labels("metric", "sd / mean or max / mean"),
+            table2(),
         ]
     }
+}
+
+/// Colyseus Table 2's rows (per-node bytes sent, normalised by the mean; the paper's whole
+/// 96-fed-rect game) beside ours for the substrate alone: one panel per row, one bar per
+/// variant, the paper's dht and loadbal values as lines.
+fn table2() -> PlotSpec {
+    // (metric, paper dht, paper loadbal), Colyseus Table 2.
+    const PAPER: [(&str, f64, f64); 4] = [
+        ("matching_max_over_mean", 4.41, 2.57),
+        ("matching_sd_over_mean", 1.01, 0.57),
+        ("total_max_over_mean", 1.93, 1.45),
+        ("total_sd_over_mean", 0.30, 0.15),
+    ];
+    let mut spec = PlotSpec::new("table2", "table2", PlotKind::Bar, "variant", "value")
+        .with_title("Per-node bytes sent, normalised by the mean (Colyseus Table 2 rows; paper: whole game)")
+        .with_facet("metric")
+        .with_aggregate(Aggregate::MeanWithCi95)
+        .with_labels("variant", "sd / mean or max / mean")
+        .with_log(false, true);
+    for (m, dht, loadbal) in PAPER {
+        spec = spec
+            .with_reference(Reference::line(dht).labelled("paper: dht").in_facet(m))
+            .with_reference(
+                Reference::line(loadbal)
+                    .labelled("paper: loadbal")
+                    .in_facet(m),
+            );
+    }
+    spec
 }

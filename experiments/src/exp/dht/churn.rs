@@ -520,7 +520,7 @@ impl Experiment for DhtChurn {
                 .with_filter("metric", metric)
                 .with_series(series.clone())
                 .with_facet("ring")
-                .with_aggregate(Aggregate::MeanWithStdErr)
+                .with_aggregate(Aggregate::MeanWithCi95)
                 .with_labels("time (s)", y)
         };
         vec![

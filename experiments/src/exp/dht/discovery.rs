@@ -37,7 +37,7 @@ use super::{
 use crate::environment::EnvOptions;
 use crate::experiment::{Experiment, Job, run_with_progress};
 use crate::nodes::mercury::{Api, App, CATEGORIES};
-use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
@@ -420,31 +420,42 @@ impl Experiment for DhtDiscovery {
         Ok(vec![summary, subs])
     }
 
-    fn plots(&self, _s: &Scenario<Params>) -> Vec<PlotSpec> {
-        let vs_n = |name: &str, metric: &str, title: &str| {
-            PlotSpec::new(name, "summary", PlotKind::Line, "nodes", "value")
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
+        let x = super::size_column(&s.meta.axes);
+        let vs_n = |name: &str, metric: &str, title: &str, ylab: &str| {
+            PlotSpec::new(name, "summary", PlotKind::Line, x.as_str(), "value")
                 .with_title(title)
                 .with_filter("metric", metric)
                 .with_series("ring")
-                .with_aggregate(Aggregate::MeanWithStdErr)
-                .with_labels("nodes", "ms")
+                .with_aggregate(Aggregate::MeanWithCi95)
+                .with_labels("nodes", ylab)
         };
         vec![
             vs_n(
                 "discovery",
                 "discovery_median_ms",
                 "Median discovery latency",
+                "ms",
             ),
             vs_n(
                 "routing",
                 "routing_median_ms",
                 "Median routing part (to the first rendezvous)",
+                "ms",
             ),
             vs_n(
                 "matching",
                 "matching_median_ms",
                 "Median matching part (spreading + waiting)",
+                "ms",
             ),
+            vs_n(
+                "hops",
+                "hops_median",
+                "Median hops of a subscription to its first rendezvous",
+                "median hops",
+            )
+            .with_reference(Reference::line(3.0).labelled("paper: at most 3 (Fig. 10)")),
             PlotSpec::new(
                 "discovery_cdf",
                 "subs",

@@ -26,7 +26,7 @@ use super::{
 use crate::environment::EnvOptions;
 use crate::experiment::{Experiment, Job};
 use crate::nodes::mercury::{Host, Overlay, Traffic};
-use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
 use crate::table::Table;
@@ -423,13 +423,17 @@ impl Experiment for DhtLookup {
         Ok(tables)
     }
 
-    fn plots(&self, _s: &Scenario<Params>) -> Vec<PlotSpec> {
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
+        // One panel per ring (the hashed ring's hops equal the oracle's to within a few
+        // hundredths, so in one panel one of them would hide the other), the cache settings
+        // as series; the panels share their axes, so rings compare across panels.
+        let x = super::size_column(&s.meta.axes);
         let vs_n = |name: &str, y: &str, title: &str, ylab: &str| {
-            PlotSpec::new(name, "summary", PlotKind::Line, "nodes", y)
+            PlotSpec::new(name, "summary", PlotKind::Line, x.as_str(), y)
                 .with_title(title)
-                .with_series("ring")
-                .with_facet("cache")
-                .with_aggregate(Aggregate::MeanWithStdErr)
+                .with_series("cache")
+                .with_facet("ring")
+                .with_aggregate(Aggregate::MeanWithCi95)
                 .with_labels("nodes (log scale)", ylab)
                 .with_log(true, false)
         };
@@ -437,19 +441,19 @@ impl Experiment for DhtLookup {
             vs_n(
                 "hops",
                 "hops_mean",
-                "Mean lookup hops vs ring size (facet: route cache)",
+                "Mean lookup hops vs ring size (series: route cache)",
                 "mean hops",
             ),
             vs_n(
                 "latency",
                 "latency_median_ms",
-                "Median lookup latency vs ring size",
+                "Median lookup latency vs ring size (series: route cache)",
                 "median latency (ms)",
             ),
             vs_n(
                 "hops_fit_mercury",
                 "hops_per_log2sq_over_k",
-                "Mean hops / (log2² n / k)",
+                "Mean hops / (log2² n / k), k = long links (Chord: k = 1)",
                 "hops / (log2² n / k)",
             ),
             vs_n(
@@ -457,6 +461,11 @@ impl Experiment for DhtLookup {
                 "hops_per_log2_n",
                 "Mean hops / log2 n",
                 "hops / log2 n",
+            )
+            .with_reference(
+                Reference::line(0.5)
+                    .labelled("Chord: ½ log2 n")
+                    .in_facet("chord"),
             ),
         ]
     }

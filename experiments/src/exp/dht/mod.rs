@@ -312,3 +312,16 @@ pub fn mean_sd_max(xs: &[f64]) -> (f64, f64, f64) {
     let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     (mean, var.sqrt(), max)
 }
+
+/// The column a plot of a metric against ring size puts on its x axis: the swept key that
+/// sets the number of nodes (`topology.hosts`, `topology.nodes` or `params.nodes`; the tables
+/// carry swept keys as columns), else the table's own `nodes` column. Plotting against the
+/// swept key itself keeps [`crate::plot::cover_swept_keys`] from reading the sweep as one
+/// averaged over.
+pub fn size_column(axes: &[crate::scenario::SweepAxis]) -> String {
+    ["topology.hosts", "topology.nodes", "params.nodes"]
+        .into_iter()
+        .find(|k| axes.iter().any(|a| a.key == *k && a.values.len() > 1))
+        .unwrap_or("nodes")
+        .to_owned()
+}

@@ -10,8 +10,11 @@
 //! a query becomes one point query per slice it overlaps; its cost is the sum, its latency the
 //! last answer. Every message of a query (routing, spreading, answers) is attributed to it
 //! exactly, so maintenance traffic running alongside is not counted. A query the origin has
-//! not seen completed within the crate's `range_query_timeout` (10 s) is reported incomplete;
-//! the run ends 15 s after the last query is issued, so every query is settled by then.
+//! not seen completed within the crate's `range_query_timeout` (10 s) has timed out; the run
+//! ends 15 s after the last query is issued, so every query is settled by then. A
+//! selectivity at which any query timed out is censored (the queries that time out are the
+//! long ones): its row gives `complete` and `timed_out`, and leaves the cost and latency
+//! columns empty rather than averaging over the queries that happened to finish.
 //!
 //! Tables: `queries` (one row per selectivity: means and quantiles), `traffic` (bytes per
 //! category over the query phase).
@@ -409,6 +412,7 @@ impl Experiment for DhtRange {
                 "selectivity",
                 "queries",
                 "complete",
+                "timed_out",
                 "nodes_touched_mean",
                 "nodes_touched_p95",
                 "expected_nodes",
@@ -442,14 +446,25 @@ impl Experiment for DhtRange {
                 hops += q.route_hops;
                 subs += u64::from(q.subs);
             }
-            let d = done.len().max(1) as f64;
+            // A selectivity at which some query timed out is censored: the queries that time
+            // out are the long (and costly) ones, so means over the rest would be biased low.
+            // Its cost and latency columns are left empty (NaN) and `timed_out` says how many.
+            let timed_out = qs.len() - done.len();
+            let censored = timed_out > 0 || done.is_empty();
+            let d = if censored {
+                f64::NAN
+            } else {
+                done.len() as f64
+            };
             let qn = |h: &mut sim_core::Histogram, x: f64| {
-                if h.count() == 0 {
+                if h.count() == 0 || censored {
                     f64::NAN
                 } else {
                     h.quantile(x)
                 }
             };
+            let touched_mean = if censored { f64::NAN } else { touched.mean() };
+            let lat_mean = if censored { f64::NAN } else { lat.mean() };
             t.push(row![
                 ring.name(),
                 p.method.name(),
@@ -457,7 +472,8 @@ impl Experiment for DhtRange {
                 sel,
                 qs.len(),
                 done.len(),
-                touched.mean(),
+                timed_out,
+                touched_mean,
                 qn(&mut touched, 0.95),
                 if ring == Ring::Hashed {
                     (sel * regions as f64).min(n as f64)
@@ -469,7 +485,7 @@ impl Experiment for DhtRange {
                 bytes as f64 / d,
                 items as f64 / d,
                 sel * p.items as f64,
-                lat.mean(),
+                lat_mean,
                 qn(&mut lat, 0.5),
                 qn(&mut lat, 0.95),
                 subs as f64 / d,
@@ -488,35 +504,58 @@ impl Experiment for DhtRange {
     }
 
     fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
-        let _ = s;
-        let series = "method".to_owned();
+        // The y axes are logarithmic only when every value drawn is positive (the plot falls
+        // back to linear otherwise), so the labels do not promise it. Censored selectivities
+        // (some query timed out) have empty cost columns and are not drawn; the `timed_out`
+        // plot shows how many queries timed out at each.
         let vs_sel = |name: &str, y: &str, title: &str, ylab: &str| {
             PlotSpec::new(name, "queries", PlotKind::Line, "selectivity", y)
                 .with_title(title)
-                .with_series(series.clone())
-                .with_aggregate(Aggregate::MeanWithStdErr)
-                .with_labels("selectivity (fraction of the value space, log)", ylab)
+                .with_series("method")
+                .with_aggregate(Aggregate::MeanWithCi95)
+                .with_labels("selectivity (fraction of the value space, log scale)", ylab)
                 .with_log(true, true)
         };
+        let censored = " (not drawn where a query timed out: see timed_out)";
         vec![
             vs_sel(
                 "nodes_touched",
                 "nodes_touched_mean",
-                "Nodes touched per range query",
-                "nodes (log)",
+                &format!("Nodes touched per range query{censored}"),
+                "nodes touched (mean)",
             ),
             vs_sel(
                 "messages",
                 "msgs_mean",
-                "Messages per range query",
-                "messages (log)",
+                &format!("Messages per range query{censored}"),
+                "messages (mean)",
             ),
             vs_sel(
                 "latency",
                 "latency_median_ms",
-                "Median range-query latency",
-                "latency (ms, log)",
+                &format!("Median range-query latency{censored}"),
+                "median latency (ms)",
             ),
+            PlotSpec::new(
+                "timed_out",
+                "queries",
+                PlotKind::Line,
+                "selectivity",
+                "timed_out",
+            )
+            .with_title("Range queries timed out (10 s), of the queries per selectivity")
+            .with_series("method")
+            .with_aggregate(Aggregate::MeanWithCi95)
+            .with_labels(
+                "selectivity (fraction of the value space, log scale)",
+                match s.points.first().map(|p| p.params.queries) {
+                    Some(q) if s.points.iter().all(|p| p.params.queries == q) => {
+                        format!("queries timed out (of {q})")
+                    }
+                    _ => "queries timed out (of `queries`)".to_owned(),
+                },
+            )
+            .with_log(true, false),
         ]
     }
 }
