@@ -42,9 +42,14 @@ pub struct EvalParams {
     /// (our default: the greedy from every root, fewest servers kept), `"matching-root"` (the
     /// paper's single greedy, started at Algorithm Matching's root) or `{ fixed = r }`.
     pub spdcs_root: SpdcsRoot,
-    /// What k-best's k counts of the heuristic that supplies it (SPDCS-H for CS, SPDP2P-H for
-    /// P2P): `"servers-used"` (ours: every server carrying traffic, relays included) or
-    /// `"contact-servers"` (the servers clients connect to, relays left out).
+    /// Which heuristic supplies k-best (P2P)'s k: `"spdcs-h"` (the default: §IV-C's text, "all
+    /// subnetworks of size k … where k is given by SPDCS-H", for both models) or `"own"`
+    /// (SPDP2P-H's count for P2P, as Table VII's row reads). k-best (CS) takes SPDCS-H's count
+    /// either way.
+    pub k_best_from: KSource,
+    /// What k-best's k counts of the heuristic that supplies it: `"servers-used"` (ours:
+    /// every server carrying traffic, relays included) or `"contact-servers"` (the servers
+    /// clients connect to, relays left out).
     pub k_best_k: KFrom,
     /// ZIZO reconstruction: how the core server measures its distance to a client.
     pub zizo_core: ZizoCore,
@@ -104,6 +109,7 @@ impl Default for EvalParams {
             factors: PAPER_FACTORS.to_vec(),
             algos: Algo::ALL.to_vec(),
             spdcs_root: SpdcsRoot::AllRoots,
+            k_best_from: KSource::SpdcsH,
             k_best_k: KFrom::ServersUsed,
             zizo_core: ZizoCore::default(),
             zizo_targets: ZizoTargets::default(),
@@ -152,6 +158,19 @@ impl EvalParams {
     pub fn runs(&self, algo: Algo) -> bool {
         self.algos.contains(&algo)
     }
+}
+
+/// Which heuristic's solution supplies k-best (P2P)'s k. The paper says both: §IV-C's text
+/// takes k from SPDCS-H ("where k is given by SPDCS-H"), Table VII's row pairs k-best (P2P)
+/// with SPDP2P-H ("k depends on results of Algorithm SPDP2P-H"). SPDP2P-H is SPDCS-H plus
+/// relays, so the two counts differ only where relays are needed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum KSource {
+    /// SPDCS-H for both models (§IV-C's text; the default for Fig. 9).
+    SpdcsH,
+    /// The heuristic of the same model: SPDCS-H for CS, SPDP2P-H for P2P (Table VII's row).
+    Own,
 }
 
 /// What k-best's k counts of the heuristic's solution (§IV-C: "k is given by SPDCS-H"; the
@@ -301,6 +320,7 @@ struct Tables4 {
     runtime: Table,
     claims: Table,
     misses: Table,
+    fig9: Table,
 }
 
 impl Tables4 {
@@ -354,6 +374,20 @@ impl Tables4 {
                     "exceeds_contact",
                 ],
             ),
+            fig9: with(
+                "fig9_servers",
+                &[
+                    "k",
+                    "k_best_ran",
+                    "k_best_p2p_feasible",
+                    "k_best_p2p_servers",
+                    "spdp2p_h_feasible",
+                    "spdp2p_h_servers",
+                    "zizo_feasible",
+                    "zizo_servers",
+                    "paired",
+                ],
+            ),
             misses: with(
                 "p2p_misses",
                 &[
@@ -369,6 +403,40 @@ impl Tables4 {
                 ],
             ),
         }
+    }
+
+    /// One row of `fig9_servers`: the servers k-best (P2P), SPDP2P-H and ZIZO use on one
+    /// (network, f), and whether all three have a feasible solution (`paired`), so that
+    /// Fig. 9's comparison can be made on the same networks.
+    fn fig9_row(
+        &mut self,
+        key: Key,
+        k: usize,
+        kb: &Result<Solution, String>,
+        h: &Solution,
+        zz: &Solution,
+    ) {
+        let Key { n, m, f, mu } = key;
+        let ran = kb.is_ok();
+        let (kb_ok, kb_servers) = match kb {
+            Ok(s) => (s.feasible, s.num_servers() as i64),
+            Err(_) => (false, -1),
+        };
+        self.fig9.push(row![
+            n,
+            m,
+            f,
+            mu,
+            k,
+            ran,
+            kb_ok,
+            kb_servers,
+            h.feasible,
+            h.num_servers(),
+            zz.feasible,
+            zz.num_servers(),
+            kb_ok && h.feasible && zz.feasible
+        ]);
     }
 
     fn spdvr_rows(&mut self, key: Key, algo: Algo, before: &Solution, after: &Solution) {
@@ -472,7 +540,10 @@ impl Experiment for SpdEval {
             min_p2p / net.gamma
         ]);
         let mut t = Tables4::new();
-        let need_cs = p.runs(Algo::SpdcsH) || p.runs(Algo::KBestCs) || p.runs(Algo::SpdvrCs);
+        let need_cs = p.runs(Algo::SpdcsH)
+            || p.runs(Algo::KBestCs)
+            || p.runs(Algo::SpdvrCs)
+            || (p.runs(Algo::KBestP2p) && p.k_best_from == KSource::SpdcsH);
         let need_p2p = p.runs(Algo::Spdp2pH) || p.runs(Algo::KBestP2p) || p.runs(Algo::SpdvrP2p);
         for (i, &f) in p.factors.iter().enumerate() {
             job.progress.report(i as f64 / p.factors.len() as f64, 0);
@@ -537,15 +608,21 @@ impl Experiment for SpdEval {
                 rt(&mut t.runtime, Algo::Spdp2pH, us);
                 s
             });
+            let mut zizo = None;
             if p.runs(Algo::Zizo) {
                 let (zz, us) = timed(|| zizo_with(inst, mu, &zcfg));
                 rt(&mut t.runtime, Algo::Zizo, us);
-                push_result(&mut t.results, key, Algo::Zizo, &Ok(zz), None);
+                let zz = Ok(zz);
+                push_result(&mut t.results, key, Algo::Zizo, &zz, None);
+                zizo = zz.ok();
             }
             if let Some(p2p) = &p2p
                 && p.runs(Algo::KBestP2p)
             {
-                let kp = p.k_best_k.k(p2p);
+                let kp = match (&cs, p.k_best_from) {
+                    (Some(cs), KSource::SpdcsH) => p.k_best_k.k(cs),
+                    _ => p.k_best_k.k(p2p),
+                };
                 let (kb, us) = run_k_best(
                     inst,
                     mu,
@@ -558,6 +635,9 @@ impl Experiment for SpdEval {
                     rt(&mut t.runtime, Algo::KBestP2p, us);
                 }
                 push_result(&mut t.results, key, Algo::KBestP2p, &kb, Some(kp));
+                if let Some(zz) = &zizo {
+                    t.fig9_row(key, kp, &kb, p2p, zz);
+                }
             }
             // SPDVR (Algorithms 1 and 2) on SPDCS-H / SPDP2P-H's assignments (§IV-B)
             let vcs = match &cs {
@@ -638,6 +718,9 @@ impl Experiment for SpdEval {
         }
         if !p.below_gamma_factors.is_empty() {
             out.push(t.misses);
+        }
+        if p.runs(Algo::Zizo) && p.runs(Algo::KBestP2p) {
+            out.push(t.fig9);
         }
         Ok(out)
     }

@@ -98,6 +98,10 @@ macro_rules! timeline_params {
             /// History bound of every timeline (entries).
             #[schemars(range(min = 3, max = 1_000_000))]
             pub history_entries: usize,
+            /// Extra one-way delay of every client → router message (ms), on top of the
+            /// network's: an asymmetric route (0: both directions alike).
+            #[schemars(range(min = 0, max = 1e5))]
+            pub uplink_delay_ms: f64,
             $( $(#[$fmeta])* pub $field: $ty, )*
         }
 
@@ -114,6 +118,7 @@ macro_rules! timeline_params {
                     clock_estimator: timeline::ClockEstimator::BestHalf,
                     clock_window: 20,
                     history_entries: 128,
+                    uplink_delay_ms: 0.0,
                     $( $field: $default, )*
                 }
             }
@@ -132,6 +137,7 @@ macro_rules! timeline_params {
                     clock_estimator: self.clock_estimator,
                     clock_window: self.clock_window,
                     history_entries: self.history_entries,
+                    uplink_delay_ms: self.uplink_delay_ms,
                 }
             }
         }
@@ -257,6 +263,8 @@ pub struct CommonParams {
     pub clock_window: usize,
     /// History bound (entries).
     pub history_entries: usize,
+    /// Extra client → router delay (ms).
+    pub uplink_delay_ms: f64,
 }
 
 /// Access to the common fields of a `Params`.
@@ -386,7 +394,10 @@ where
     let nodes = std::iter::once(router).chain((1..=clients as NodeId).map(|node| {
         let d = client_draws(seed, node, common);
         let game = make(node - 1, &d);
-        SessionNode::Client(Client::new(d.clock, d.loops, game))
+        SessionNode::Client(
+            Client::new(d.clock, d.loops, game)
+                .with_uplink_delay(SimTime::from_millis_f64(common.uplink_delay_ms)),
+        )
     }));
     Ok(Simulation::new(nodes, env.network, env.config))
 }

@@ -31,6 +31,27 @@ pub const SERVER: ClientId = ClientId(0);
 const TICK: u64 = 0;
 const FRAME: u64 = 1;
 const PING: u64 = 2;
+/// A client's held uplink message is due.
+const HOLD: u64 = 3;
+
+/// A client's way to the router: straight onto the network, or first held for a constant
+/// extra delay (an asymmetric route: the uplink slower than the downlink). Held messages
+/// leave in the order they were sent (one timer each; equal delays keep the order).
+struct Uplink<P> {
+    delay: SimTime,
+    held: VecDeque<ClientMsg<P>>,
+}
+
+impl<P: Wire + Clone> Uplink<P> {
+    fn send(&mut self, ctx: &mut Ctx<'_, Net<P>>, m: ClientMsg<P>) {
+        if self.delay == SimTime::ZERO {
+            ctx.send(ROUTER, Net::Up(m));
+        } else {
+            self.held.push_back(m);
+            ctx.set_timer(self.delay, HOLD);
+        }
+    }
+}
 
 /// A message on the simulated network.
 #[derive(Clone, Debug)]
@@ -71,6 +92,7 @@ pub fn global_of(now: SimTime) -> Time {
 pub struct Io<'a, 'c, P> {
     ctx: &'a mut Ctx<'c, Net<P>>,
     endpoint: &'a mut Endpoint<P>,
+    uplink: &'a mut Uplink<P>,
     /// This client (`ClientId(node id)`).
     pub me: ClientId,
     /// True simulated time, ns.
@@ -101,7 +123,7 @@ impl<P: Clone + Wire> Io<'_, '_, P> {
     fn run(&mut self, input: EndpointInput<P>) {
         for out in self.endpoint.handle(input, self.local) {
             if let EndpointOutput::Send(m) = out {
-                self.ctx.send(ROUTER, Net::Up(m));
+                self.uplink.send(self.ctx, m);
             }
         }
     }
@@ -155,6 +177,7 @@ pub struct Client<G: Game> {
     loops: Loops,
     ticks: u64,
     frames: u64,
+    uplink: Uplink<G::P>,
 }
 
 impl<G: Game> Client<G> {
@@ -167,7 +190,18 @@ impl<G: Game> Client<G> {
             loops,
             ticks: 0,
             frames: 0,
+            uplink: Uplink {
+                delay: SimTime::ZERO,
+                held: VecDeque::new(),
+            },
         }
+    }
+
+    /// Hold every message to the router for `delay` before it enters the network (an
+    /// asymmetric route; zero, the default, sends at once).
+    pub fn with_uplink_delay(mut self, delay: SimTime) -> Self {
+        self.uplink.delay = delay;
+        self
     }
 
     /// Global time as this client believes it at true time `t`.
@@ -352,6 +386,7 @@ impl<G: Game, S: Server<G::P>> Node for SessionNode<G, S> {
                     let mut io = Io {
                         ctx,
                         endpoint: &mut c.endpoint,
+                        uplink: &mut c.uplink,
                         me,
                         true_now,
                         local,
@@ -379,7 +414,12 @@ impl<G: Game, S: Server<G::P>> Node for SessionNode<G, S> {
                 let true_now = ctx.now().as_nanos();
                 let local = Time::from_nanos(c.clock.local(true_now));
                 let me = ClientId(ctx.me());
-                let Client { endpoint, game, .. } = c;
+                let Client {
+                    endpoint,
+                    game,
+                    uplink,
+                    ..
+                } = c;
                 let mut updates: Option<(ClientId, Update<G::P>)> = None;
                 let mut sends: Option<ClientMsg<G::P>> = None;
                 for out in endpoint.handle(EndpointInput::Receive(msg), local) {
@@ -390,12 +430,13 @@ impl<G: Game, S: Server<G::P>> Node for SessionNode<G, S> {
                     }
                 }
                 if let Some(m) = sends {
-                    ctx.send(ROUTER, Net::Up(m));
+                    uplink.send(ctx, m);
                 }
                 if let Some((from, update)) = updates {
                     let mut io = Io {
                         ctx,
                         endpoint,
+                        uplink,
                         me,
                         true_now,
                         local,
@@ -413,6 +454,11 @@ impl<G: Game, S: Server<G::P>> Node for SessionNode<G, S> {
                 r.ping = None;
                 r.pump(ctx, Some(RouterInput::Timer));
             }
+            SessionNode::Client(c) if tag == HOLD => {
+                if let Some(m) = c.uplink.held.pop_front() {
+                    ctx.send(ROUTER, Net::Up(m));
+                }
+            }
             SessionNode::Client(c) => {
                 let (k, period, phase) = match tag {
                     TICK => (c.ticks, c.loops.tick, c.loops.tick_phase),
@@ -425,6 +471,7 @@ impl<G: Game, S: Server<G::P>> Node for SessionNode<G, S> {
                     let mut io = Io {
                         ctx,
                         endpoint: &mut c.endpoint,
+                        uplink: &mut c.uplink,
                         me,
                         true_now,
                         local,
