@@ -10,7 +10,9 @@
 //! * sizes stay in `[min_size, max_size]` (default `[2, S_max]`). When the drawn event would leave
 //!   that range (or no node can join), [`BoundaryPolicy::Flip`] performs the opposite event
 //!   instead (so every event is a membership change) and [`BoundaryPolicy::Skip`] does nothing;
-//! * by default a node may be in several groups; `exclusive` restricts joins to nodes in no group.
+//! * by default a node may be in several groups; `exclusive` restricts joins to nodes in no group;
+//! * by default any node may join any group; [`DynamicGroups::with_regions`] gives each group a
+//!   *region*, the nodes it draws its members from (players of one part of the world).
 //!
 //! The model is a pure state machine driven by the caller's RNG, so a simulator can interleave it
 //! with core selection (rerun after each change). Members are kept sorted, so
@@ -158,6 +160,8 @@ pub struct DynamicGroups {
     groups: Vec<Vec<usize>>,
     /// For `exclusive`: group of each population entry (by position in `population`).
     owner: Vec<Option<usize>>,
+    /// With regions: whether population entry `pos` may join group `g`, at `g * len + pos`.
+    region: Option<Vec<bool>>,
     zipf: ZipfSampler,
 }
 
@@ -170,7 +174,35 @@ impl DynamicGroups {
     /// probability, or a population too small for the initial groups.
     pub fn new<R: Rng + ?Sized>(
         config: DynamicGroupsConfig,
+        population: Vec<usize>,
+        rng: &mut R,
+    ) -> Result<Self, CoreselError> {
+        Self::build(config, population, None, rng)
+    }
+
+    /// Like [`DynamicGroups::new`], but group `g` draws its members from `regions[g]` only
+    /// (node ids of the population; one region per group): players of one part of the
+    /// world. Joins pick a uniformly random eligible node of the group's region; with
+    /// [`BoundaryPolicy::Flip`] a group whose region is exhausted loses a member instead.
+    /// The random draws are those of [`DynamicGroups::new`] over the smaller candidate sets.
+    ///
+    /// # Errors
+    /// As [`DynamicGroups::new`]; also when `regions` does not have one entry per group, names
+    /// a node outside the population, or a region is smaller than `initial_size` (or than
+    /// `min_size`).
+    pub fn with_regions<R: Rng + ?Sized>(
+        config: DynamicGroupsConfig,
+        population: Vec<usize>,
+        regions: &[Vec<usize>],
+        rng: &mut R,
+    ) -> Result<Self, CoreselError> {
+        Self::build(config, population, Some(regions), rng)
+    }
+
+    fn build<R: Rng + ?Sized>(
+        config: DynamicGroupsConfig,
         mut population: Vec<usize>,
+        regions: Option<&[Vec<usize>]>,
         rng: &mut R,
     ) -> Result<Self, CoreselError> {
         population.sort_unstable();
@@ -200,16 +232,54 @@ impl DynamicGroups {
             ));
         }
         let zipf = ZipfSampler::new(config.groups, config.zipf_s)?;
+        let region = match regions {
+            None => None,
+            Some(rs) => {
+                if rs.len() != config.groups {
+                    return bad(format!(
+                        "{} regions for {} groups (one region per group)",
+                        rs.len(),
+                        config.groups
+                    ));
+                }
+                let len = population.len();
+                let mut ok = vec![false; config.groups * len];
+                for (g, r) in rs.iter().enumerate() {
+                    for node in r {
+                        match population.binary_search(node) {
+                            Ok(pos) => ok[g * len + pos] = true,
+                            Err(_) => {
+                                return bad(format!(
+                                    "region of group {g} names node {node}, which is not in the population"
+                                ));
+                            }
+                        }
+                    }
+                    let size = ok[g * len..(g + 1) * len].iter().filter(|&&x| x).count();
+                    if size < config.initial_size.max(config.min_size) {
+                        return bad(format!(
+                            "region of group {g} has {size} nodes, fewer than the initial size {}",
+                            config.initial_size.max(config.min_size)
+                        ));
+                    }
+                }
+                Some(ok)
+            }
+        };
         let mut me = Self {
             config,
             owner: vec![None; population.len()],
+            region,
             population,
             groups: vec![Vec::new(); config.groups],
             zipf,
         };
         for g in 0..config.groups {
             for _ in 0..config.initial_size {
-                let node = me.random_joiner(g, rng).expect("population checked above");
+                let Some(node) = me.random_joiner(g, rng) else {
+                    // Only regions can run out here (exclusive groups sharing a region).
+                    return bad(format!("group {g} cannot fill its initial members from its region"));
+                };
                 me.insert(g, node);
             }
         }
@@ -251,6 +321,11 @@ impl DynamicGroups {
     }
 
     fn eligible(&self, g: usize, pos: usize) -> bool {
+        if let Some(r) = &self.region
+            && !r[g * self.population.len() + pos]
+        {
+            return false;
+        }
         if self.config.exclusive {
             self.owner[pos].is_none()
         } else {

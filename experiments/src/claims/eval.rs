@@ -278,6 +278,7 @@ fn matches(cell: &str, v: &FilterValue) -> bool {
     match v {
         FilterValue::Number(x) => cell.trim().parse::<f64>().is_ok_and(|c| c == *x),
         FilterValue::Text(s) => cell == s,
+        FilterValue::Not(vs) => !vs.iter().any(|v| matches(cell, v)),
     }
 }
 
@@ -285,6 +286,10 @@ fn show(v: &FilterValue) -> String {
     match v {
         FilterValue::Number(x) => format!("{x}"),
         FilterValue::Text(s) => format!("{s:?}"),
+        FilterValue::Not(vs) => format!(
+            "anything but {}",
+            vs.iter().map(show).collect::<Vec<_>>().join(" or ")
+        ),
     }
 }
 

@@ -118,7 +118,8 @@ pub struct ColumnMetric {
     pub scenario: Option<String>,
     /// The CSV's stem (`summary` for `summary.csv`).
     pub table: String,
-    /// Row filter: column → accepted values (numbers compare numerically).
+    /// Row filter: column → accepted values (numbers compare numerically; a
+    /// [`FilterValue::Not`] accepts the other values).
     pub filter: BTreeMap<String, Vec<FilterValue>>,
     /// The column reduced.
     pub column: String,
@@ -135,6 +136,9 @@ pub enum FilterValue {
     Number(f64),
     /// Compared as text (booleans as `true` / `false`).
     Text(String),
+    /// Written `{ not = V }` or `{ not = [V, ...] }`: accepts every cell equal to none of
+    /// the values (e.g. every day but the first, every frame but the median).
+    Not(Vec<FilterValue>),
 }
 
 /// How a repetition's matching rows become one value.
@@ -565,12 +569,24 @@ fn filter_values(v: &toml::Value, at: &str) -> Result<Vec<FilterValue>, KeyError
             )),
         }
     };
-    match v {
-        toml::Value::Array(a) if a.is_empty() => {
-            Err(KeyError::new(at, "an empty list matches no row"))
+    let list = |v: &toml::Value| -> Result<Vec<FilterValue>, KeyError> {
+        match v {
+            toml::Value::Array(a) if a.is_empty() => {
+                Err(KeyError::new(at, "an empty list matches no row"))
+            }
+            toml::Value::Array(a) => a.iter().map(one).collect(),
+            v => Ok(vec![one(v)?]),
         }
-        toml::Value::Array(a) => a.iter().map(one).collect(),
-        v => Ok(vec![one(v)?]),
+    };
+    match v {
+        toml::Value::Table(t) => match (t.len(), t.get("not")) {
+            (1, Some(n)) => Ok(vec![FilterValue::Not(list(n)?)]),
+            _ => Err(KeyError::new(
+                at,
+                "a filter table takes exactly one key, `not` (`{ not = 1 }` or `{ not = [1, 2] }`)",
+            )),
+        },
+        v => list(v),
     }
 }
 

@@ -446,3 +446,38 @@ fn shipped_ledgers_and_readmes_agree() {
         "README.md's claim counts are stale: `mmvesim claims --render`"
     );
 }
+
+#[test]
+fn a_not_filter_accepts_every_other_value() {
+    let tmp = crate::scratch("claims");
+    fixture(tmp.path());
+    // `x = { not = 1 }` selects x = 2: a = 20 + rep, mean 22.
+    let ledger = LEDGER.replace(
+        "where = { x = 1, metric = \"a\" }, column = \"value\" }\nholds_if = { value = 12.0",
+        "where = { x = { not = 1 }, metric = \"a\" }, column = \"value\" }\nholds_if = { value = 22.0",
+    );
+    let r = check(&ledger, tmp.path(), false);
+    assert!(r.problems.is_empty(), "{:#?}", r.problems);
+    assert_eq!(outcome(&r, "a-at-1").value.mean, 22.0);
+    // A list: neither 1 nor 2 leaves no row, and the message says so.
+    let r = check(
+        &LEDGER.replace("x = 1, metric = \"a\"", "x = { not = [1, 2] }, metric = \"a\""),
+        tmp.path(),
+        true,
+    );
+    assert!(
+        r.problems
+            .iter()
+            .any(|p| p.contains("never equals anything but 1 or 2")),
+        "{:#?}",
+        r.problems
+    );
+    // A table with another key is a located error.
+    let e = ledger::parse(
+        Path::new("x/claims.toml"),
+        &LEDGER.replacen("x = 1, metric = \"a\"", "x = { except = 1 }, metric = \"a\"", 1),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("claim.0.metric.where.x") && e.contains("`not`"), "{e}");
+}

@@ -300,3 +300,175 @@ k_max = 5
     }
     assert!(hits.iter().all(|r| r["estimator"] != "netvigator"));
 }
+
+// ---------------------------------------------------------------------------------------
+// Our reproduced figure values, pinned. Each test runs a slice of a shipped scenario with its
+// seed (repetition 0, one or two of its days, the configurations its claims use), so the
+// values are exactly those rows of the full run; the bounds are a few points wide, tight
+// enough that a regression in an estimator or in core selection fails them.
+
+fn data(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/latency")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+/// Mean over the rows of `summary` with `col` = `val` and `metric`.
+fn pinned(out: &Path, col: &str, val: &str, metric: &str) -> f64 {
+    let v: Vec<f64> = csv(out, "summary")
+        .iter()
+        .filter(|r| r[col] == val && r["metric"] == metric)
+        .map(|r| num(r, "value"))
+        .collect();
+    assert!(!v.is_empty(), "no summary rows for {col} = {val}, {metric}");
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[track_caller]
+fn within(what: &str, x: f64, reproduced: f64, tol: f64) {
+    println!("{what}: {x:.4} (reproduced {reproduced})");
+    assert!(
+        (x - reproduced).abs() <= tol,
+        "{what}: {x} differs from the reproduced {reproduced} by more than {tol}"
+    );
+}
+
+/// Figs. 7a, 7b, 8 on PlanetLab 100 (`core-7a-hit-planetlab`, seed 7, repetition 0, days 2
+/// and 3): GNP, Netvigator's landmark-only bounds and Vivaldi 8 neighbours 10 probes/s 4 min.
+#[test]
+fn pinned_fig7_fig8_planetlab_values() {
+    let text = format!(
+        r#"experiment = "core-estimation"
+seed = 7
+[topology]
+kind = "matrix"
+file = "{}"
+unit = "ms"
+frame = 1
+nodes = 100
+[network]
+latency = "topology"
+jitter_ms = {{ dist = "exponential", mean = 1.0 }}
+[params]
+figure = "7a"
+neighbours = [8]
+rates_hz = [10.0]
+log_times_min = [4.0]
+landmark_methods = ["gnp", "netvigator-landmarks-only"]
+landmarks = 15
+landmark_probes = 3
+gnp_dimensions = 5
+selection = ["k-median"]
+k_max = 25
+[sweep]
+"topology.frame" = [2, 3]
+"#,
+        data("planetlab215_frames01-18.tsv.gz")
+    );
+    let tmp = crate::scratch("coresel-pin7");
+    let out = tmp.path().join("out");
+    run(&text, &out);
+    let (g, l, v) = (
+        "landmark-gnp",
+        "netvigator-landmarks-only",
+        "vivaldi n08 10/s 4min",
+    );
+    within("GNP hit ratio, k >= 10", pinned(&out, "estimator", g, "mean_hit_ratio_k_ge_10"), 0.845, 0.03);
+    within("GNP hit ratio", pinned(&out, "estimator", g, "mean_hit_ratio"), 0.796, 0.03);
+    within("GNP cores within 10 ms", pinned(&out, "estimator", g, "frac_min_error_le_10ms"), 0.986, 0.03);
+    within("GNP eccentricity dre", pinned(&out, "estimator", g, "median_ecc_dre"), -0.087, 0.04);
+    within("landmarks-only hit ratio, k >= 10", pinned(&out, "estimator", l, "mean_hit_ratio_k_ge_10"), 0.586, 0.03);
+    within("landmarks-only cores within 10 ms", pinned(&out, "estimator", l, "frac_min_error_le_10ms"), 0.735, 0.03);
+    within("landmarks-only eccentricity dre", pinned(&out, "estimator", l, "median_ecc_dre"), -0.192, 0.04);
+    within("Vivaldi hit ratio", pinned(&out, "config", v, "mean_hit_ratio"), 0.525, 0.03);
+    within("Vivaldi cores within 10 ms", pinned(&out, "config", v, "frac_min_error_le_10ms"), 0.750, 0.03);
+    within("Vivaldi eccentricity dre", pinned(&out, "config", v, "median_ecc_dre"), 0.036, 0.04);
+}
+
+/// Fig. 6 on PlanetLab 215 (`core-6-accuracy-planetlab`, seed 6, repetition 0, day 2): the
+/// shares within 15 % and 50 %.
+#[test]
+fn pinned_fig6_planetlab_values() {
+    let text = format!(
+        r#"experiment = "core-estimation"
+seed = 6
+[topology]
+kind = "matrix"
+file = "{}"
+unit = "ms"
+frame = 2
+[network]
+latency = "topology"
+jitter_ms = {{ dist = "exponential", mean = 1.0 }}
+[params]
+figure = "6"
+neighbours = [12]
+rates_hz = [10.0]
+log_times_min = [4.0]
+landmark_methods = ["gnp", "netvigator-landmarks-only"]
+landmarks = 15
+landmark_probes = 3
+gnp_dimensions = 5
+scatter_rows = 300
+"#,
+        data("planetlab215_frames01-18.tsv.gz")
+    );
+    let tmp = crate::scratch("coresel-pin6");
+    let out = tmp.path().join("out");
+    run(&text, &out);
+    let w15 = "frac_abs_dre_le_0.15";
+    let w50 = "frac_abs_dre_le_0.50";
+    within("GNP within 15 %", pinned(&out, "estimator", "landmark-gnp", w15), 0.720, 0.03);
+    within("landmarks-only within 15 %", pinned(&out, "estimator", "netvigator-landmarks-only", w15), 0.757, 0.03);
+    within("Vivaldi within 50 %", pinned(&out, "config", "vivaldi n12 10/s 4min", w50), 0.803, 0.03);
+    within("Vivaldi within 15 %", pinned(&out, "config", "vivaldi n12 10/s 4min", w15), 0.514, 0.03);
+}
+
+/// Netvigator as published, with traceroute milestones, on Waxman (`core-6-accuracy-waxman`
+/// and `core-7a-hit-waxman`, repetition 0): the milestones lift the estimator far above the
+/// same bounds over the landmarks only.
+#[test]
+fn pinned_netvigator_milestones_on_waxman() {
+    let text = |figure: &str, seed: u64, hosts: usize| {
+        format!(
+            r#"experiment = "core-estimation"
+seed = {seed}
+[topology]
+kind = "waxman"
+nodes = 1000
+side_ms = 200.0
+hs = 1000
+ls = 100
+m = 2
+alpha = 0.15
+beta = 0.2
+[network]
+latency = "topology"
+jitter_ms = {{ dist = "exponential", mean = 1.0 }}
+[params]
+figure = "{figure}"
+hosts = {hosts}
+neighbours = []
+landmark_methods = ["netvigator", "netvigator-landmarks-only"]
+landmarks = 15
+landmark_probes = 3
+selection = ["k-median"]
+k_max = 25
+scatter_rows = 10
+"#
+        )
+    };
+    let tmp = crate::scratch("coresel-pinwax");
+    let (f6, f7) = (tmp.path().join("f6"), tmp.path().join("f7"));
+    run(&text("6", 6, 215), &f6);
+    run(&text("7a", 7, 100), &f7);
+    let (nv, lo) = ("netvigator", "netvigator-landmarks-only");
+    within("Netvigator within 15 %", pinned(&f6, "estimator", nv, "frac_abs_dre_le_0.15"), 0.888, 0.03);
+    within("landmarks-only within 15 %", pinned(&f6, "estimator", lo, "frac_abs_dre_le_0.15"), 0.225, 0.03);
+    within("Netvigator hit ratio", pinned(&f7, "estimator", nv, "mean_hit_ratio"), 0.867, 0.03);
+    within("Netvigator cores within 10 ms", pinned(&f7, "estimator", nv, "frac_min_error_le_10ms"), 0.904, 0.03);
+    within("Netvigator eccentricity |dre|", pinned(&f7, "estimator", nv, "median_abs_ecc_dre"), 0.002, 0.02);
+    within("landmarks-only hit ratio", pinned(&f7, "estimator", lo, "mean_hit_ratio"), 0.310, 0.03);
+}

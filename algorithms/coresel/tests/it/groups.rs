@@ -147,3 +147,52 @@ fn config_serde_defaults() {
     let obj: coresel::CenterObjective = serde_json::from_str(r#""min_max""#).unwrap();
     assert_eq!(obj, coresel::CenterObjective::MinMax);
 }
+
+#[test]
+fn regions_confine_members_and_whole_regions_change_nothing() {
+    let cfg = DynamicGroupsConfig {
+        groups: 4,
+        max_size: 6,
+        ..DynamicGroupsConfig::default()
+    };
+    let population: Vec<usize> = (0..40).collect();
+    // Regions of 8 nodes each (overlapping for groups 2 and 3).
+    let regions: Vec<Vec<usize>> = vec![
+        (0..8).collect(),
+        (10..18).collect(),
+        (20..28).collect(),
+        (24..32).collect(),
+    ];
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let mut groups =
+        DynamicGroups::with_regions(cfg, population.clone(), &regions, &mut rng).unwrap();
+    let mut joins = 0;
+    for _ in 0..5000 {
+        let ev = groups.step(&mut rng).expect("Flip never skips here");
+        if ev.change == MembershipChange::Join {
+            joins += 1;
+        }
+        for (g, m) in groups.all_members().iter().enumerate() {
+            assert!(m.iter().all(|x| regions[g].contains(x)), "group {g}: {m:?}");
+            assert!((2..=6).contains(&m.len()));
+        }
+    }
+    assert!(joins > 1000, "{joins}");
+    // Every region = the whole population: the same draws and groups as without regions.
+    let whole: Vec<Vec<usize>> = vec![population.clone(); 4];
+    let mut r1 = Xoshiro256PlusPlus::seed_from_u64(12);
+    let mut r2 = Xoshiro256PlusPlus::seed_from_u64(12);
+    let mut a = DynamicGroups::new(cfg, population.clone(), &mut r1).unwrap();
+    let mut b = DynamicGroups::with_regions(cfg, population.clone(), &whole, &mut r2).unwrap();
+    for _ in 0..2000 {
+        assert_eq!(a.step(&mut r1), b.step(&mut r2));
+    }
+    assert_eq!(a.all_members(), b.all_members());
+    // Bad regions: wrong count, a node outside the population, too small to start.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    assert!(DynamicGroups::with_regions(cfg, population.clone(), &whole[..3], &mut rng).is_err());
+    let outside = vec![vec![0, 1, 99], vec![0, 1], vec![0, 1], vec![0, 1]];
+    assert!(DynamicGroups::with_regions(cfg, population.clone(), &outside, &mut rng).is_err());
+    let tiny = vec![vec![0], vec![0, 1], vec![0, 1], vec![0, 1]];
+    assert!(DynamicGroups::with_regions(cfg, population, &tiny, &mut rng).is_err());
+}

@@ -5,5 +5,6 @@ mod gnp;
 mod metrics;
 mod nelder_mead;
 mod netvigator;
+mod planetlab;
 mod seattle;
 mod vivaldi;

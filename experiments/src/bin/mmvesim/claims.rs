@@ -42,7 +42,8 @@ LEDGER FORMAT (results/<paper>/claims.toml)
 
 METRIC: per repetition (the `rep` column; a table without one is a single value), the rows \
 of `table` whose columns equal every `where` value (numbers compare numerically; a list \
-accepts any of its values) are reduced by `agg`: one (exactly one row, the default), mean, \
+accepts any of its values; `{ not = V }` or `{ not = [V, ...] }` accepts every other \
+value) are reduced by `agg`: one (exactly one row, the default), mean, \
 median, min, max, sum, count, sd, max/mean, q0.95 (any type-7 quantile); `scale` multiplies \
 the result. `scenario` inside a metric reads another scenario. \
 `{ ratio = [A, B] }` and `{ difference = [A, B] }` combine two metrics repetition by \

@@ -12,14 +12,19 @@
 //! * `topology-center`: one server at the topology center (min Σ latency to all players,
 //!   [`coresel::topology_center`], candidates = all nodes);
 //! * `group-center pNNN`: per group, the group center ([`coresel::group_center`]) among the
-//!   central server plus `NNN` random proxies (`proxy_counts`).
+//!   central server plus `NNN` random proxies (`proxy_counts`); with `NNN` = nodes − 1 every
+//!   node is a proxy, so each group gets the best-placed proxy there is.
+//!
+//! `member_region` (default 0) gives the players locality: each group draws its members from
+//! the `member_region` nodes nearest a home node of its own ([`coresel::DynamicGroups::with_regions`]),
+//! instead of from all nodes.
 
 use crate::experiment::{Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
-use coresel::{CenterObjective, DynamicGroups, DynamicGroupsConfig};
+use coresel::{CenterObjective, DynamicGroups, DynamicGroupsConfig, LatencyTable};
 use rand::RngExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -57,6 +62,11 @@ pub struct Params {
     /// What a center minimises: `min-sum` (the paper's median) or `min-max` (CBT's
     /// eccentricity).
     pub objective: CenterObjective,
+    /// Player locality: 0 = a group's members are drawn from all nodes; R > 0 = each group
+    /// draws its members from the R nodes nearest (one-way latency, ties to the lower id) a
+    /// home node drawn at random for it, i.e. the players of one region (at least
+    /// `max_size`, at most the number of nodes).
+    pub member_region: usize,
 }
 
 impl Default for Params {
@@ -72,6 +82,7 @@ impl Default for Params {
             sample_every: 100,
             proxy_counts: vec![5, 10, 25, 50, 100],
             objective: CenterObjective::MinSum,
+            member_region: 0,
         }
     }
 }
@@ -111,6 +122,14 @@ impl Experiment for CoreDiameter {
             1.0,
             p.events as f64,
         )?;
+        if p.member_region > 0 {
+            in_range(
+                "params.member_region",
+                p.member_region as f64,
+                p.max_size as f64,
+                settings.nodes.map_or(f64::INFINITY, |n| n as f64),
+            )?;
+        }
         if let Some(n) = settings.nodes {
             for (i, &k) in p.proxy_counts.iter().enumerate() {
                 in_range(
@@ -192,7 +211,31 @@ impl Experiment for CoreDiameter {
             initial_size: p.initial_size,
             ..DynamicGroupsConfig::default()
         };
-        let mut groups = DynamicGroups::new(cfg, all.clone(), &mut rng)?;
+        let mut groups = if p.member_region == 0 {
+            DynamicGroups::new(cfg, all.clone(), &mut rng)?
+        } else {
+            anyhow::ensure!(
+                p.member_region <= n,
+                "params.member_region = {} exceeds the {n} nodes",
+                p.member_region
+            );
+            // Homes from a stream of their own, so the group model's draws stay in order.
+            let mut hrng = sim_core::rng::stream_rng(
+                job.seed,
+                sim_core::rng::GLOBAL_STREAM,
+                "core-diameter-regions",
+            );
+            let regions: Vec<Vec<usize>> = (0..p.groups)
+                .map(|_| {
+                    let home = hrng.random_range(0..n);
+                    let mut near: Vec<usize> = (0..n).collect();
+                    near.sort_by(|&a, &b| d.get(home, a).total_cmp(&d.get(home, b)).then(a.cmp(&b)));
+                    near.truncate(p.member_region);
+                    near
+                })
+                .collect();
+            DynamicGroups::with_regions(cfg, all.clone(), &regions, &mut rng)?
+        };
         let core_of = |c: &Curve, members: &[usize]| -> usize {
             match (&c.candidates, c.label.as_str()) {
                 (Some(cands), _) => {
@@ -266,24 +309,35 @@ impl Experiment for CoreDiameter {
         Ok(vec![summary, ts])
     }
 
-    fn plots(&self, _s: &Scenario<Params>) -> Vec<PlotSpec> {
-        vec![
-            PlotSpec::new(
-                "fig5_diameter",
-                "diameter",
-                PlotKind::Line,
-                "event",
-                "mean_diameter_ms",
-            )
-            .with_title("Fig. 5: mean group diameter through the core (dynamic Zipf groups)")
-            .with_series("curve")
-            .with_aggregate(Aggregate::Mean)
-            .with_labels("membership events", "mean group diameter (ms, one-way)"),
-            PlotSpec::new("fig5_summary", "summary", PlotKind::Bar, "curve", "value")
-                .with_title("Fig. 5: time-averaged group diameter per core-selection curve")
-                .with_filter("metric", "mean_diameter_ms")
-                .with_aggregate(Aggregate::MeanWithStdErr)
-                .with_labels("curve", "mean group diameter (ms, one-way)"),
-        ]
+    fn plots(&self, s: &Scenario<Params>) -> Vec<PlotSpec> {
+        let diameter = PlotSpec::new(
+            "fig5_diameter",
+            "diameter",
+            PlotKind::Line,
+            "event",
+            "mean_diameter_ms",
+        )
+        .with_title("Fig. 5: mean group diameter through the core (dynamic Zipf groups)")
+        .with_series("curve")
+        .with_aggregate(Aggregate::Mean)
+        .with_labels("membership events", "mean group diameter (ms, one-way)");
+        let summary = PlotSpec::new("fig5_summary", "summary", PlotKind::Bar, "curve", "value")
+            .with_title("Fig. 5: time-averaged group diameter per core-selection curve")
+            .with_filter("metric", "mean_diameter_ms")
+            .with_aggregate(Aggregate::MeanWithCi95)
+            .with_labels("curve", "mean group diameter (ms, one-way, mean ± 95 % CI)");
+        // A sweep over player locality: one panel per region size.
+        let regions = s
+            .points
+            .iter()
+            .any(|pt| pt.params.member_region != s.points[0].params.member_region);
+        if regions {
+            vec![
+                diameter.with_facet("params.member_region"),
+                summary.with_facet("params.member_region"),
+            ]
+        } else {
+            vec![diameter, summary]
+        }
     }
 }

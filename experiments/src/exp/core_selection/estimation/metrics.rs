@@ -36,6 +36,10 @@ pub(super) fn fig6(run: &EstimationRun, p: &Params, seed: u64) -> Vec<Table> {
     }
     let mut sample: Vec<usize> = idx[..keep].to_vec();
     sample.sort_unstable();
+    // The paper's scatter: estimates too high for short RTTs, too low for long ones. Split
+    // the pairs at the median real RTT of the job.
+    let rtt_median =
+        netcoord::median(pairs.iter().map(|&(a, b)| run.real[a * h + b])).unwrap_or(f64::NAN);
     for e in &run.estimates {
         let dre_of = |&(a, b): &(usize, usize)| {
             let est = e.est[a * h + b];
@@ -83,6 +87,18 @@ pub(super) fn fig6(run: &EstimationRun, p: &Params, seed: u64) -> Vec<Table> {
         put("frac_rel_err_le_0.50", rel.cdf(0.5));
         let over = all.iter().filter(|&&x| x > 0.0).count() as f64 / all.len().max(1) as f64;
         put("frac_overestimated", over);
+        let half = |short: bool| {
+            netcoord::median(
+                pairs
+                    .iter()
+                    .filter(|&&(a, b)| (run.real[a * h + b] < rtt_median) == short)
+                    .map(&dre_of)
+                    .filter(|x| x.is_finite()),
+            )
+            .unwrap_or(f64::NAN)
+        };
+        put("median_dre_short_rtt", half(true));
+        put("median_dre_long_rtt", half(false));
     }
     vec![summary, cdf, errors]
 }

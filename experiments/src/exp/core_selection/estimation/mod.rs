@@ -39,7 +39,7 @@ mod metrics;
 pub use measure::{Estimate, EstimationRun, estimate, vivaldi_label};
 
 use crate::experiment::{Experiment, Job};
-use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::scenario::tables::TopologySpec;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
 use crate::table::Table;
@@ -279,7 +279,13 @@ impl Experiment for CoreEstimation {
                 PlotSpec::new("fig6_cdf", "cdf", PlotKind::Line, "abs_dre", "fraction")
                     .with_title("Fig. 6: fraction of pairs within a directed relative error")
                     .with_series("config")
-                    .with_aggregate(Aggregate::Mean)
+                    .with_aggregate(Aggregate::MeanWithCi95)
+                    .with_reference(
+                        Reference::point(0.15, 0.80).labelled("paper: Netvigator 80 % within 15 %"),
+                    )
+                    .with_reference(
+                        Reference::point(0.5, 0.80).labelled("paper: Vivaldi 80 % within 50 %"),
+                    )
                     .with_labels("|directed relative error|", "fraction of host pairs"),
             ],
             Figure::HitRatio => vec![
@@ -293,7 +299,12 @@ impl Experiment for CoreEstimation {
                 .with_title("Fig. 7a: core-node hit ratio, estimated vs real RTTs")
                 .with_series("config")
                 .with_facet("selection")
-                .with_aggregate(Aggregate::MeanWithStdErr)
+                .with_aggregate(Aggregate::MeanWithCi95)
+                .with_reference(
+                    Reference::line(0.80)
+                        .labelled("paper (Fig. 7a): Netvigator about 80 %")
+                        .in_facet("k-median"),
+                )
                 .with_labels("k (number of core nodes)", "hit ratio"),
             ],
             Figure::CoreError => vec![
@@ -302,6 +313,16 @@ impl Experiment for CoreEstimation {
                     .with_series("config")
                     .with_facet("selection")
                     .with_filter("metric", "min")
+                    .with_reference(
+                        Reference::point(10.0, 0.95)
+                            .labelled("paper: Netvigator 95 % within 10 ms")
+                            .in_facet("k-median"),
+                    )
+                    .with_reference(
+                        Reference::point(10.0, 0.85)
+                            .labelled("paper: Vivaldi 85 % within 10 ms")
+                            .in_facet("k-median"),
+                    )
                     .with_labels("min core-node error (ms)", "CDF"),
                 PlotSpec::new("fig7b_ecc", "core_error", PlotKind::Cdf, "", "error_ms")
                     .with_title("Fig. 7b: ecc (RTT to the farthest optimal core)")
