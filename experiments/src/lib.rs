@@ -16,6 +16,7 @@
 //!   crates into node logic), [`nodes`] the node logic several of them share;
 //! * [`runner`] runs jobs in parallel, resumably and in shards, and merges them into
 //!   tidy CSVs, a manifest and plots; [`output`] writes every file atomically;
+//!   [`partitions`] sizes partitioned jobs (one simulation on several threads);
 //! * [`plot`] draws SVG and PNG figures from tidy CSVs; [`table`] is the tidy table.
 //!
 //! This crate is an application: its functions report errors with `anyhow`, with
@@ -26,6 +27,7 @@ pub mod exp;
 pub mod experiment;
 pub mod nodes;
 pub mod output;
+pub mod partitions;
 pub mod plot;
 pub mod runner;
 pub mod scenario;

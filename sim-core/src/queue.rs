@@ -428,11 +428,9 @@ mod tests {
         let mut q = EventQueue::new();
         q.push(5, 0u32);
         q.push(5, 1);
-        let mut want = 0;
-        for i in 2..100_000u32 {
+        for (want, i) in (2..100_000u32).enumerate() {
             let e = q.pop().expect("two entries in flight");
-            assert_eq!((e.time, e.item), (5, want));
-            want += 1;
+            assert_eq!((e.time, e.item), (5, want as u32));
             q.push(5, i);
         }
         assert!(
