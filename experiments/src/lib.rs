@@ -16,6 +16,7 @@
 //!   crates into node logic), [`nodes`] the node logic several of them share;
 //! * [`runner`] runs jobs in parallel, resumably and in shards, and merges them into
 //!   tidy CSVs, a manifest and plots; [`output`] writes every file atomically;
+//!   [`partitions`] sizes partitioned jobs (one simulation on several threads);
 //! * [`plot`] draws SVG and PNG figures from tidy CSVs; [`table`] is the tidy table;
 //! * [`claims`] computes the claims ledgers (every reproduced number with its 95 %
 //!   interval and verdict) from the CSVs and renders the READMEs' claim tables;
@@ -31,6 +32,7 @@ pub mod experiment;
 pub mod live;
 pub mod nodes;
 pub mod output;
+pub mod partitions;
 pub mod plot;
 pub mod report;
 pub mod runner;

@@ -78,7 +78,9 @@ pub use network::{
     RouterLatencyError,
 };
 pub use node::{Ctx, Message, Node, NodeId, Upcoming};
-pub use partition::{PartitionError, Partitioning, run_partitioned};
+pub use partition::{
+    PartitionDriver, PartitionError, Partitioning, run_partitioned, run_partitions,
+};
 pub use prefetch::Prefetcher;
 pub use rng::SimRng;
 pub use simulation::{SimConfig, Simulation};

@@ -96,6 +96,9 @@ pub struct Network {
     fifo_last: HashMap<(NodeId, NodeId), SimTime, foldhash::fast::FixedState>,
     uplink_free: Vec<SimTime>,
     ns_per_byte: f64,
+    /// No serialization, jitter or loss (set by `init`; one flag for the send path to
+    /// test instead of two vectors).
+    plain: bool,
 }
 
 impl Network {
@@ -114,6 +117,7 @@ impl Network {
             fifo_last: HashMap::default(),
             uplink_free: Vec::new(),
             ns_per_byte,
+            plain: true,
         }
     }
 
@@ -135,13 +139,14 @@ impl Network {
         if self.cfg.uplink_bps.is_some() {
             self.uplink_free = vec![SimTime::ZERO; n];
         }
+        self.plain = self.uplink_free.is_empty() && self.rngs.is_empty();
     }
 
     /// True when messages get the base latency alone (no serialization, jitter or
     /// loss, hence no FIFO clamping either).
     #[inline(always)]
     pub(crate) fn is_plain(&self) -> bool {
-        self.uplink_free.is_empty() && self.rngs.is_empty()
+        self.plain
     }
 
     /// Decide when (and whether) a message of `size` bytes sent now arrives.

@@ -24,10 +24,8 @@
 //! (Measured alternatives, 10k-node ping-pong: a 4-ary heap on `(time, seq)` cost ~560
 //! instructions per event in total, the plain radix heap ~470.)
 
-use std::collections::VecDeque;
-
 /// One queued item with its time.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry<T> {
     pub time: u64,
     pub item: T,
@@ -39,13 +37,16 @@ const DIGITS: usize = 256;
 const RETAIN: usize = 4096;
 /// Largest bucket sorted directly into the run.
 const RUN_MAX: usize = 128;
+/// Popped entries at the head of the run's buffer after which a push at its end first
+/// drops them.
+const COMPACT_AFTER: usize = 4096;
 
 /// Radix-256 monotone priority queue over `u64` times with FIFO ties.
 #[derive(Clone, Debug)]
 pub(crate) struct EventQueue<T> {
     /// The earliest entries, sorted by time (FIFO among equal times); all at or before
     /// `last`, all bucket entries after it.
-    run: VecDeque<Entry<T>>,
+    run: Run<T>,
     /// `LEVELS × DIGITS` buckets, index `level * DIGITS + digit`.
     buckets: Box<[Vec<Entry<T>>; LEVELS * DIGITS]>,
     /// Bit per bucket: non-empty (word `idx / 64`, bit `idx % 64`).
@@ -55,10 +56,10 @@ pub(crate) struct EventQueue<T> {
     last: u64,
 }
 
-impl<T> EventQueue<T> {
+impl<T: Copy> EventQueue<T> {
     pub fn new() -> Self {
         EventQueue {
-            run: VecDeque::new(),
+            run: Run::default(),
             buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             bits: [0; LEVELS * DIGITS / 64],
             levels: 0,
@@ -77,6 +78,7 @@ impl<T> EventQueue<T> {
     /// diagnostics only).
     pub fn items(&self) -> impl Iterator<Item = &T> + '_ {
         self.run
+            .live()
             .iter()
             .chain(self.buckets.iter().flatten())
             .map(|e| &e.item)
@@ -94,7 +96,7 @@ impl<T> EventQueue<T> {
                 // instant while later entries wait in the run.
                 self.run.push_front(Entry { time, item });
             } else {
-                let at = self.run.partition_point(|e| e.time <= time);
+                let at = self.run.live().partition_point(|e| e.time <= time);
                 self.run.insert(at, Entry { time, item });
             }
             return;
@@ -170,10 +172,11 @@ impl<T> EventQueue<T> {
             if self.run.is_empty() {
                 // The sorted bucket becomes the run (no copy); the empty run's
                 // buffer becomes the bucket's.
-                let old = std::mem::replace(&mut self.run, VecDeque::from(bucket));
-                self.give_back(idx, Vec::from(old));
+                let old = self.run.replace(bucket);
+                self.give_back(idx, old);
             } else {
-                self.run.extend(bucket.drain(..));
+                self.run.extend(&bucket);
+                bucket.clear();
                 self.give_back(idx, bucket);
             }
         } else {
@@ -189,10 +192,18 @@ impl<T> EventQueue<T> {
                 // included, falls into a lower level than the bucket's (`min - 1`
                 // differs from `min` only below this level), so the loop needs
                 // no branch; the entries at `min` come back at the next step.
+                // The levels below this one were empty (it held the lowest bucket):
+                // their bits are read off the bitmap once, after the loop.
                 let last = min - 1;
                 self.last = last;
-                for e in bucket.drain(..) {
-                    levels |= place_in(buckets, bits, last, e);
+                for &e in bucket.iter() {
+                    place_in(buckets, bits, last, e);
+                }
+                bucket.clear();
+                for l in 0..level {
+                    if bits[l * 4..l * 4 + 4] != [0; 4] {
+                        levels |= 1 << l;
+                    }
                 }
             } else {
                 // `min` is a multiple of this level's digit weight: `min - 1`
@@ -233,6 +244,116 @@ impl<T> EventQueue<T> {
             self.refill();
         }
         self.run.pop_front()
+    }
+}
+
+/// The sorted run: a vector read from `head` on. Popping moves `head` (no wrap-around
+/// arithmetic as in a ring buffer), a zero-delay entry ahead of the whole run usually
+/// goes into the slot just popped, and a sorted bucket becomes the run without a copy.
+#[derive(Clone, Debug)]
+struct Run<T> {
+    buf: Vec<Entry<T>>,
+    /// The first live entry; `buf[..head]` were popped.
+    head: usize,
+}
+
+impl<T> Default for Run<T> {
+    fn default() -> Self {
+        Run {
+            buf: Vec::new(),
+            head: 0,
+        }
+    }
+}
+
+impl<T: Copy> Run<T> {
+    #[inline(always)]
+    fn live(&self) -> &[Entry<T>] {
+        self.buf.get(self.head..).unwrap_or_default()
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.buf.len() - self.head
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.head == self.buf.len()
+    }
+    #[inline(always)]
+    fn front(&self) -> Option<&Entry<T>> {
+        self.buf.get(self.head)
+    }
+    #[inline(always)]
+    fn back(&self) -> Option<&Entry<T>> {
+        if self.is_empty() {
+            None
+        } else {
+            self.buf.last()
+        }
+    }
+    #[inline(always)]
+    fn get(&self, n: usize) -> Option<&Entry<T>> {
+        self.buf.get(self.head + n)
+    }
+    #[inline(always)]
+    fn pop_front(&mut self) -> Option<Entry<T>> {
+        let e = self.buf.get(self.head).copied();
+        self.head += e.is_some() as usize;
+        e
+    }
+    /// After every live entry. The popped prefix is dropped once it is long (runs that
+    /// never empty, say a chain of zero-delay messages, would grow the buffer otherwise).
+    #[inline(always)]
+    fn push_back(&mut self, e: Entry<T>) {
+        if self.head >= COMPACT_AFTER {
+            self.compact();
+        }
+        self.buf.push(e);
+    }
+    #[cold]
+    fn compact(&mut self) {
+        self.buf.drain(..self.head);
+        self.head = 0;
+    }
+    /// Before every live entry: into the slot popped last if there is one.
+    #[inline(always)]
+    fn push_front(&mut self, e: Entry<T>) {
+        if self.head > 0 {
+            self.head -= 1;
+            self.buf[self.head] = e;
+        } else {
+            self.buf.insert(0, e);
+        }
+    }
+    /// At live position `at` (moving the shorter side when a popped slot is free).
+    #[inline]
+    fn insert(&mut self, at: usize, e: Entry<T>) {
+        let h = self.head;
+        if h > 0 && at < self.len() / 2 {
+            self.buf.copy_within(h..h + at, h - 1);
+            self.head = h - 1;
+            self.buf[h - 1 + at] = e;
+        } else {
+            self.buf.insert(h + at, e);
+        }
+    }
+    /// Append `more` (later than every live entry), first dropping the popped prefix so
+    /// the buffer does not grow while the run never empties.
+    #[inline]
+    fn extend(&mut self, more: &[Entry<T>]) {
+        if self.head > 0 {
+            self.compact();
+        }
+        self.buf.extend_from_slice(more);
+    }
+    /// Make the (empty) run `buf`, handing back the old buffer, emptied.
+    #[inline]
+    fn replace(&mut self, buf: Vec<Entry<T>>) -> Vec<Entry<T>> {
+        debug_assert!(self.is_empty());
+        let mut old = std::mem::replace(&mut self.buf, buf);
+        self.head = 0;
+        old.clear();
+        old
     }
 }
 
@@ -298,6 +419,47 @@ mod tests {
             want.sort_by_key(|w| w.0); // stable: push order among equal times
             assert_eq!(got, want, "level {level}");
         }
+    }
+
+    #[test]
+    fn a_run_that_never_empties_keeps_a_bounded_buffer() {
+        // A chain of zero-delay entries at one instant: every pop is followed by a push
+        // at the run's end, so the run never empties and never takes a new bucket.
+        let mut q = EventQueue::new();
+        q.push(5, 0u32);
+        q.push(5, 1);
+        for (want, i) in (2..100_000u32).enumerate() {
+            let e = q.pop().expect("two entries in flight");
+            assert_eq!((e.time, e.item), (5, want as u32));
+            q.push(5, i);
+        }
+        assert!(
+            q.run.buf.capacity() <= 2 * COMPACT_AFTER + 2,
+            "the popped prefix was dropped: capacity {}",
+            q.run.buf.capacity()
+        );
+        assert_eq!(q.len(), 2);
+    }
+
+    #[test]
+    fn inserts_into_a_popped_run_keep_time_then_insertion_order() {
+        // Entries before the whole run go into the slot popped last; entries in the
+        // middle move the shorter side. (Times 800-880 share one bucket, so the first
+        // pop sorts them all into the run.)
+        let mut q = EventQueue::new();
+        for t in [810, 820, 830, 840, 850, 860, 870, 880] {
+            q.push(t, t as u32);
+        }
+        assert_eq!(q.pop().map(|e| e.item), Some(810));
+        assert_eq!(q.pop().map(|e| e.item), Some(820));
+        assert_eq!(q.run.len(), 6, "the run holds the rest");
+        q.push(835, 835); // near the front: the front side moves into a popped slot
+        q.push(830, 831); // after the equal time, front side again
+        q.push(875, 875); // near the back: the back side moves
+        q.push(825, 825); // before the run: into the popped slot
+        q.push(822, 822); // before the run again, no popped slot left
+        let got: Vec<u32> = std::iter::from_fn(|| q.pop().map(|e| e.item)).collect();
+        assert_eq!(got, [822, 825, 830, 831, 835, 840, 850, 860, 870, 875, 880]);
     }
 
     /// Replays `ops` against a sorted reference: each op is (kind, delay) with kind 0 =

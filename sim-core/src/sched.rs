@@ -33,22 +33,34 @@ pub(crate) enum Event {
 }
 
 /// The bodies of the messages in flight, each in a slot named by its [`Event::Msg`]. A slot
-/// freed by a delivery is the first one reused (a stack of free slots), so the slots in use
-/// stay few and close together (about as many as messages in flight), and a send usually
-/// writes the slot its handler's own message just left, still in cache. A delivery reads a
-/// slot written one network delay earlier, by then out of cache with many nodes: the event
-/// loop prefetches it a few events ahead.
+/// freed by a delivery is the first one reused (the free slots form a stack threaded
+/// through the slots themselves: a free slot holds the index of the next free one), so the
+/// slots in use stay few and close together (about as many as messages in flight), and a
+/// send usually writes the slot its handler's own message just left, still in cache. A
+/// delivery reads a slot written one network delay earlier, by then out of cache with many
+/// nodes: the event loop prefetches it a few events ahead.
 #[derive(Debug)]
 pub(crate) struct Bodies<M> {
-    slots: Vec<Option<M>>,
-    free: Vec<u32>,
+    slots: Vec<BodySlot<M>>,
+    /// The most recently freed slot (`NO_SLOT`: none).
+    free: u32,
 }
+
+/// One slot of [`Bodies`]: a message body, or the next free slot.
+#[derive(Debug)]
+enum BodySlot<M> {
+    Full(M),
+    Free(u32),
+}
+
+/// End of the free-slot stack.
+const NO_SLOT: u32 = u32::MAX;
 
 impl<M> Default for Bodies<M> {
     fn default() -> Self {
         Bodies {
             slots: Vec::new(),
-            free: Vec::new(),
+            free: NO_SLOT,
         }
     }
 }
@@ -57,17 +69,30 @@ impl<M> Bodies<M> {
     /// Stores `msg`; returns its slot.
     #[inline(always)]
     pub(crate) fn put(&mut self, msg: M) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Some(msg);
-                i
-            }
-            None => {
-                let i = u32::try_from(self.slots.len()).expect("more than 2^32 messages in flight");
-                self.slots.push(Some(msg));
-                i
-            }
+        let i = self.free;
+        if let Some(slot) = self.slots.get_mut(i as usize) {
+            let BodySlot::Free(next) = *slot else {
+                unreachable!("the free stack names a full slot")
+            };
+            self.free = next;
+            *slot = BodySlot::Full(msg);
+            i
+        } else {
+            self.grow(msg)
         }
+    }
+
+    /// [`Bodies::put`] with no free slot: a new one at the end (rare: the slots in use
+    /// grow only with the messages in flight).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, msg: M) -> u32 {
+        let i = u32::try_from(self.slots.len())
+            .ok()
+            .filter(|&i| i != NO_SLOT)
+            .expect("fewer than 2^32 - 1 messages in flight");
+        self.slots.push(BodySlot::Full(msg));
+        i
     }
 
     /// Starts loading slot `i` (a hint for a delivery a few events ahead: the slot was
@@ -82,16 +107,21 @@ impl<M> Bodies<M> {
     /// The body in slot `i`, if it holds one (for the look-ahead's hint).
     #[inline(always)]
     pub(crate) fn peek(&self, i: u32) -> Option<&M> {
-        self.slots.get(i as usize).and_then(Option::as_ref)
+        match self.slots.get(i as usize) {
+            Some(BodySlot::Full(m)) => Some(m),
+            _ => None,
+        }
     }
 
     /// Takes the body out of slot `i` (which becomes free).
     #[inline(always)]
     pub(crate) fn take(&mut self, i: u32) -> M {
-        self.free.push(i);
-        self.slots[i as usize]
-            .take()
-            .expect("a message body is taken once")
+        let slot = std::mem::replace(&mut self.slots[i as usize], BodySlot::Free(self.free));
+        self.free = i;
+        match slot {
+            BodySlot::Full(m) => m,
+            BodySlot::Free(_) => unreachable!("a message body is taken once"),
+        }
     }
 }
 

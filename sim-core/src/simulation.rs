@@ -417,6 +417,27 @@ impl<N: Node> Simulation<N> {
         }
     }
 
+    /// Whether any message for partition `dst` waits in this window's outbox.
+    pub(crate) fn has_outbox(&self, dst: usize) -> bool {
+        self.sched
+            .remote
+            .as_ref()
+            .is_some_and(|r| !r.out[dst].is_empty())
+    }
+
+    /// Whether any message for another partition waits in the outboxes.
+    pub(crate) fn has_any_outbox(&self) -> bool {
+        self.sched
+            .remote
+            .as_ref()
+            .is_some_and(|r| r.out.iter().any(|o| !o.is_empty()))
+    }
+
+    /// Whether an own node went up or down in this window.
+    pub(crate) fn has_changes(&self) -> bool {
+        self.part.as_ref().is_some_and(|p| !p.changes.is_empty())
+    }
+
     /// Swap this window's up/down changes of own nodes with `into`.
     pub(crate) fn swap_changes(&mut self, into: &mut Vec<(NodeId, bool)>) {
         if let Some(p) = &mut self.part {

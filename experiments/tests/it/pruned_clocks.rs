@@ -316,3 +316,64 @@ fn worked_example_through_the_cli() {
         ]
     );
 }
+
+/// `params.partitions = 3`: the same bytes on one thread or two, the same world (actions,
+/// interactions, deliveries, events) as one partition, the ground truth still verified
+/// exactly, and sizes close to one partition's (messages arriving at one player at the same
+/// instant from different partitions may be merged in another order).
+#[test]
+fn partitioned_runs_are_the_same_on_one_thread_or_two() {
+    let text = TINY.replace("[sweep]\n", "[sweep]\n\"params.partitions\" = [1, 3]\n");
+    let tmp = crate::scratch("pc-part");
+    let (a, b) = (tmp.path().join("one"), tmp.path().join("two"));
+    run_text("tiny-pruned-clocks-part.toml", &text, &a, 1);
+    run_text("tiny-pruned-clocks-part.toml", &text, &b, 2);
+    for t in TABLES {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
+    }
+    let rows = read(&a, "summary");
+    let get = |parts: &str, hubs: f64, m: &str| -> f64 {
+        let r = rows
+            .iter()
+            .find(|r| {
+                r["params.partitions"] == parts
+                    && num(r, "params.hub_share") == hubs
+                    && r["metric"] == m
+            })
+            .unwrap_or_else(|| panic!("{parts} {hubs} {m}"));
+        num(r, "value")
+    };
+    for hubs in [0.0, 0.1] {
+        for m in [
+            "actions",
+            "interactions",
+            "deliveries",
+            "tracers",
+            "events_processed",
+        ] {
+            assert_eq!(get("1", hubs, m), get("3", hubs, m), "{hubs} {m}");
+        }
+        assert!(get("3", hubs, "deliveries") > 1000.0);
+        assert!(get("3", hubs, "verify_pairs") > 100.0);
+        assert_eq!(get("3", hubs, "verify_truth_mismatches"), 0.0);
+        assert_eq!(get("3", hubs, "verify_size_mismatches"), 0.0);
+    }
+    let size = read(&a, "size");
+    let mean = |parts: &str, v: &str| -> f64 {
+        let xs: Vec<f64> = size
+            .iter()
+            .filter(|r| r["params.partitions"] == parts && r["variant"] == v && r["stat"] == "mean")
+            .map(|r| num(r, "entries"))
+            .collect();
+        xs.iter().sum::<f64>() / xs.len() as f64
+    };
+    for v in ["sparse", "pruned_aoi", "pruned_aoi_or_30s"] {
+        let (one, three) = (mean("1", v), mean("3", v));
+        assert!(
+            (one - three).abs() <= 0.05 * one,
+            "{v}: mean entries {one} with one partition, {three} with three"
+        );
+    }
+}

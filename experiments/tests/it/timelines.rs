@@ -495,3 +495,58 @@ fn bad_timelines_parameters_are_located() {
         err("experiment = \"timelines-dead-reckoning\"\n[params.world.mobility]\nspeed = -1.0\n");
     assert!(e.contains("params.world.mobility.speed"), "{e}");
 }
+
+/// `params.partitions = 3` (the router and the clients in three blocks): the same bytes on
+/// one thread or two, the same traffic and events as one partition (the clients' sends and
+/// the network's draws are per node), and render errors close to one partition's.
+#[test]
+fn dead_reckoning_in_partitions_is_the_same_on_one_thread_or_two() {
+    let text = dr(
+        25.0,
+        "jitter_ms = { dist = \"exponential\", mean = 5.0 }",
+        "clock_offset_ms = 20.0\nwatch = 4",
+    )
+    .replace("clients = 3", "clients = 12")
+        + "[sweep]\n\"params.partitions\" = [1, 3]\n";
+    let (_t1, one) = run_text("dr-part-1", &text, 1);
+    let (_t2, two) = run_text("dr-part-2", &text, 2);
+    for t in ["error", "summary"] {
+        let x = std::fs::read(one.join(format!("{t}.csv"))).unwrap();
+        let y = std::fs::read(two.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
+    }
+    let summary = read(&one, "summary");
+    let get = |parts: &str, m: &str| {
+        value(
+            &summary,
+            &[("params.partitions", parts), ("metric", m)],
+            "value",
+        )
+    };
+    for m in [
+        "events",
+        "writes_offered",
+        "updates_sent",
+        "updates_received",
+    ] {
+        assert_eq!(get("1", m), get("3", m), "{m}");
+    }
+    assert!(get("3", "updates_received") > 1000.0);
+    let error = read(&one, "error");
+    for variant in ["lag-aware first", "naive first"] {
+        let e = |parts: &str| {
+            value(
+                &error,
+                &[
+                    ("params.partitions", parts),
+                    ("variant", variant),
+                    ("metric", "render_error"),
+                    ("stat", "mean"),
+                ],
+                "value",
+            )
+        };
+        let (a, b) = (e("1"), e("3"));
+        assert!(a > 0.0 && (a - b).abs() <= 0.05 * a, "{variant}: {a} / {b}");
+    }
+}

@@ -271,6 +271,23 @@ impl OneWayLatency for CoordinateLatency {
 }
 
 impl CoordinateLatency {
+    /// Node `i`'s coordinates (`z` = 0 on a plane), or `None` if one is not finite (it has
+    /// no route).
+    pub(crate) fn position(&self, i: usize) -> Option<[f64; 3]> {
+        match &self.points {
+            Points::Plane(p) => Some([p[i][0], p[i][1], 0.0]),
+            Points::Space(p) => Some(p[i]),
+            Points::Partial(p) => p[i].iter().all(|x| x.is_finite()).then_some(p[i]),
+        }
+    }
+
+    /// A lower bound in ns on the latency of two nodes at least `gap` units apart (with a
+    /// margin for the rounding of the distance's computation).
+    pub(crate) fn bound_ns(&self, gap: f64) -> u64 {
+        let ns = gap * (1.0 - 1e-9) * self.ns_per_unit - 1.0;
+        self.base.0 + if ns > 0.0 { ns as u64 } else { 0 }
+    }
+
     /// [`OneWayLatency::route`] when some coordinate is not finite (out of line: the
     /// rare case stays out of the inlined send path).
     #[inline(never)]

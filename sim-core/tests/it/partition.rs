@@ -128,7 +128,7 @@ fn partitioned(plan: &Partitioning, threads: usize) -> Outcome {
                 .count();
             (up, sim.events_processed())
         },
-        |t, s| samples.push((t, s)),
+        |t, s| samples.push((t, s.iter().map(|x| **x).collect())),
         |sim| {
             let traces: Vec<_> = (0..n as NodeId)
                 .map(|i| {
@@ -257,24 +257,402 @@ fn a_bad_partitioning_is_an_error() {
 }
 
 #[test]
-#[should_panic]
-fn a_panicking_partition_stops_the_run() {
-    let plan = Partitioning::by_router(&routers(), 2).unwrap();
-    let n = routers().len();
-    run_partitioned(
-        &plan,
-        2,
+fn a_partition_that_fails_to_build_stops_the_run() {
+    let panicked = panics_without_hanging(|| {
+        let plan = Partitioning::by_router(&routers(), 2).unwrap();
+        let n = routers().len();
+        run_partitioned(
+            &plan,
+            2,
+            &config(),
+            |p| {
+                assert!(p == 0, "partition {p} fails to build");
+                (
+                    (0..n).map(|_| Relay::default()).collect(),
+                    Network::ideal(routers()),
+                )
+            },
+            &checkpoints(),
+            |_, _| (),
+            |_, _: &[&()]| {},
+            |_: Simulation<Relay>| (),
+        );
+    });
+    assert!(panicked);
+}
+
+/// At every checkpoint, each partition's driver makes some of its live nodes send a rumour
+/// (as a plain simulation's driver does between `run_until` calls) and shares how many it
+/// kicked; every partition records every partition's share.
+struct Kick {
+    seen: Vec<Vec<u32>>,
+}
+
+/// The kick of one checkpoint, on any simulation (a partition or the plain engine).
+fn kick(sim: &mut Simulation<Relay>, t: SimTime) -> u32 {
+    let mut kicked = 0;
+    for i in 0..sim.node_count() as NodeId {
+        if sim.owns(i)
+            && sim.is_alive(i)
+            && (u64::from(i) + t.as_nanos() / 1_000_000).is_multiple_of(5)
+        {
+            sim.with_node(i, |_, ctx| {
+                let n = ctx.node_count() as u32;
+                let to = ctx.rng().random_range(0..n);
+                let sent_at = ctx.now().as_nanos();
+                ctx.send(to, Rumor { sent_at, hops: 0 });
+            });
+            kicked += 1;
+        }
+    }
+    kicked
+}
+
+/// Owned nodes' traces (empty for the others), events, what the driver absorbed.
+type KickOut = (Vec<Vec<(u64, NodeId, u64, u32)>>, u64, Vec<Vec<u32>>);
+
+impl PartitionDriver<Relay> for Kick {
+    type Share = u32;
+    type Output = KickOut;
+    fn checkpoint(&mut self, sim: &mut Simulation<Relay>, t: SimTime) -> u32 {
+        kick(sim, t)
+    }
+    fn absorb(&mut self, _: &mut Simulation<Relay>, _: SimTime, shares: &[&u32]) {
+        self.seen.push(shares.iter().map(|s| **s).collect());
+    }
+    fn finish(self, sim: Simulation<Relay>) -> KickOut {
+        let traces = (0..sim.node_count() as NodeId)
+            .map(|i| {
+                if sim.owns(i) {
+                    sim.node(i).trace.clone()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        (traces, sim.events_processed(), self.seen)
+    }
+}
+
+fn kick_checkpoints() -> Vec<SimTime> {
+    (1..=24).map(|k| SimTime::from_millis(250 * k)).collect()
+}
+
+/// A run with [`Kick`] drivers: every node's trace, the events, each partition's record of
+/// the shares, and what the caller saw.
+fn kicked(
+    plan: &Partitioning,
+    threads: usize,
+    net: impl Fn() -> Network + Sync,
+) -> (
+    Vec<Vec<(u64, NodeId, u64, u32)>>,
+    u64,
+    Vec<Vec<Vec<u32>>>,
+    Vec<u32>,
+) {
+    let n = plan.owner().len();
+    let mut caller = Vec::new();
+    let outs = run_partitions(
+        plan,
+        threads,
         &config(),
-        |p| {
-            assert!(p == 0, "partition {p} fails to build");
-            (
-                (0..n).map(|_| Relay::default()).collect(),
-                Network::ideal(routers()),
-            )
+        |_| {
+            let nodes = (0..n).map(|_| Relay::default()).collect();
+            (nodes, net(), Kick { seen: Vec::new() })
         },
-        &checkpoints(),
-        |_, _| (),
-        |_, _| {},
-        |_: Simulation<Relay>| (),
+        &kick_checkpoints(),
+        |_, shares: &[&u32]| caller.push(shares.iter().map(|s| **s).sum()),
     );
+    let mut traces = vec![Vec::new(); n];
+    let mut events = 0;
+    let mut seen = Vec::new();
+    for (t, e, s) in outs {
+        for (i, tr) in t.into_iter().enumerate() {
+            if !tr.is_empty() {
+                traces[i] = tr;
+            }
+        }
+        events += e;
+        seen.push(s);
+    }
+    (traces, events, seen, caller)
+}
+
+#[test]
+fn drivers_act_at_checkpoints_and_share_what_they_did() {
+    let model = routers();
+    let plan = Partitioning::by_router(&model, 3).unwrap();
+    let runs: Vec<_> = [1, 2, 3]
+        .iter()
+        .map(|&t| kicked(&plan, t, || Network::ideal(routers())))
+        .collect();
+    let (traces, events, seen, caller) = &runs[0];
+    for r in &runs[1..] {
+        assert_eq!(&r.0, traces, "traces depend on the threads");
+        assert_eq!(r.1, *events);
+        assert_eq!(&r.2, seen);
+        assert_eq!(&r.3, caller);
+    }
+    // Every partition absorbed the same shares, one per partition, at every checkpoint,
+    // and the caller saw their sums.
+    assert!(seen.iter().all(|s| s == &seen[0]));
+    assert_eq!(seen[0].len(), kick_checkpoints().len());
+    assert!(seen[0].iter().all(|s| s.len() == 3));
+    let sums: Vec<u32> = seen[0].iter().map(|s| s.iter().sum()).collect();
+    assert_eq!(&sums, caller);
+    assert!(sums.iter().sum::<u32>() > 50, "the drivers kicked nodes");
+    // Messages sent at checkpoints arrive at their exact latency, across partitions too.
+    let mut from_kicks = 0;
+    for (to, trace) in traces.iter().enumerate() {
+        for &(at, from, sent_at, hops) in trace {
+            let l = model.route(from, to as NodeId).unwrap().as_nanos();
+            assert_eq!(at, sent_at + l, "{from} -> {to}");
+            if hops == 0 && sent_at % 250_000_000 == 0 {
+                from_kicks += 1;
+            }
+        }
+    }
+    assert!(from_kicks > 20, "only {from_kicks} kicked messages arrived");
+}
+
+#[test]
+fn one_partition_with_a_driver_is_the_plain_engine_with_that_driver() {
+    let n = routers().len();
+    let mut plain = Simulation::new(
+        (0..n).map(|_| Relay::default()),
+        Network::ideal(routers()),
+        config(),
+    );
+    for &t in &kick_checkpoints() {
+        plain.run_until(t);
+        kick(&mut plain, t);
+    }
+    let plan = Partitioning::new(vec![0; n], SimTime::from_millis(1)).unwrap();
+    let (traces, events, _, _) = kicked(&plan, 2, || Network::ideal(routers()));
+    assert_eq!(events, plain.events_processed());
+    for i in 0..n {
+        assert_eq!(traces[i], plain.node(i as NodeId).trace, "node {i}");
+    }
+}
+
+#[test]
+fn jitter_only_adds_to_the_lookahead_and_the_threads_still_change_nothing() {
+    let model = routers();
+    let plan = Partitioning::by_router(&model, 3).unwrap();
+    // Normal jitter around zero: half the draws are negative and count as zero.
+    let net = || {
+        Network::new(
+            routers(),
+            LinkConfig {
+                jitter_ms: Some(
+                    Dist::Normal {
+                        mean: 0.0,
+                        std_dev: 3.0,
+                    }
+                    .sampler()
+                    .unwrap(),
+                ),
+                loss: 0.05,
+                ordering: Ordering::Reorder,
+                uplink_bps: Some(1e6),
+            },
+        )
+    };
+    let runs: Vec<_> = [1, 2].iter().map(|&t| kicked(&plan, t, net)).collect();
+    assert_eq!(runs[0].0, runs[1].0);
+    assert_eq!(runs[0].1, runs[1].1);
+    let (mut later, mut crossed) = (0, 0);
+    for (to, trace) in runs[0].0.iter().enumerate() {
+        for &(at, from, sent_at, _) in trace {
+            let l = model.route(from, to as NodeId).unwrap().as_nanos();
+            assert!(at >= sent_at + l, "{from} -> {to} faster than its latency");
+            later += usize::from(at > sent_at + l);
+            crossed += usize::from(plan.owner()[from as usize] != plan.owner()[to]);
+        }
+    }
+    assert!(
+        later > 100 && crossed > 100,
+        "{later} delayed, {crossed} crossed"
+    );
+}
+
+/// Runs `f` on a thread of its own; true if it panicked, and a failure if it neither
+/// returned nor panicked within a minute (a partitioned run that hangs).
+fn panics_without_hanging(f: impl FnOnce() + Send + 'static) -> bool {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let _ = tx.send(r.is_err());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the partitioned run hung after a panic")
+}
+
+/// A [`Relay`] that panics on its first timer after 2 s when armed.
+struct Bomb {
+    relay: Relay,
+    armed: bool,
+}
+
+impl Node for Bomb {
+    type Msg = Rumor;
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Rumor>) {
+        self.relay.on_start(ctx);
+    }
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Rumor>, from: NodeId, m: Rumor) {
+        self.relay.on_message(ctx, from, m);
+    }
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Rumor>, tag: u64) {
+        assert!(
+            !(self.armed && ctx.now() > SimTime::from_secs(2)),
+            "a node of the last partition fails"
+        );
+        self.relay.on_timer(ctx, tag);
+    }
+}
+
+#[test]
+fn a_partition_that_panics_mid_run_stops_every_thread() {
+    for threads in [2, 3] {
+        let panicked = panics_without_hanging(move || {
+            let plan = Partitioning::by_router(&routers(), 3).unwrap();
+            let n = routers().len();
+            run_partitioned(
+                &plan,
+                threads,
+                &config(),
+                |p| {
+                    let nodes = (0..n)
+                        .map(|_| Bomb {
+                            relay: Relay::default(),
+                            armed: p == 2,
+                        })
+                        .collect();
+                    (nodes, Network::ideal(routers()))
+                },
+                &checkpoints(),
+                |_, _| (),
+                |_, _: &[&()]| {},
+                |_: Simulation<Bomb>| (),
+            );
+        });
+        assert!(panicked, "{threads} threads: the panic reached the caller");
+    }
+}
+
+#[test]
+fn a_panic_on_the_callers_thread_stops_every_thread() {
+    let panicked = panics_without_hanging(|| {
+        let plan = Partitioning::by_router(&routers(), 3).unwrap();
+        let n = routers().len();
+        let mut seen = 0;
+        run_partitioned(
+            &plan,
+            3,
+            &config(),
+            |_| {
+                (
+                    (0..n).map(|_| Relay::default()).collect(),
+                    Network::ideal(routers()),
+                )
+            },
+            &checkpoints(),
+            |_, _| (),
+            |_, _: &[&()]| {
+                seen += 1;
+                assert!(seen < 2, "the caller fails at the second checkpoint");
+            },
+            |_: Simulation<Relay>| (),
+        );
+    });
+    assert!(panicked);
+}
+
+/// Brute force: the least latency of any pair of nodes in different partitions.
+fn least_between(model: &LatencyModel, owner: &[u16]) -> u64 {
+    let n = owner.len();
+    let mut least = u64::MAX;
+    for a in 0..n {
+        for b in 0..n {
+            if owner[a] != owner[b]
+                && let Some(l) = model.route(a as NodeId, b as NodeId)
+            {
+                least = least.min(l.as_nanos());
+            }
+        }
+    }
+    least
+}
+
+#[test]
+fn for_model_finds_the_least_latency_between_partitions() {
+    let mut rng = rng::stream_rng(9, 0, "models");
+    let n = 150;
+    let plane: Vec<[f64; 3]> = (0..n)
+        .map(|_| {
+            [
+                rng.random_range(0.0..100.0),
+                rng.random_range(0.0..100.0),
+                0.0,
+            ]
+        })
+        .collect();
+    let mut space: Vec<[f64; 3]> = (0..n)
+        .map(|_| {
+            [
+                rng.random_range(0.0..100.0),
+                rng.random_range(0.0..100.0),
+                rng.random_range(0.0..30.0),
+            ]
+        })
+        .collect();
+    space[7] = [f64::NAN, 0.0, 0.0]; // no route to or from node 7
+    let mut m: Vec<u32> = (0..n * n).map(|_| rng.random_range(500..90_000)).collect();
+    for i in 0..n {
+        m[i * n + i] = 0;
+    }
+    m[3 * n + 4] = NO_ROUTE_US;
+    let models: Vec<(&str, LatencyModel)> = vec![
+        ("plane", CoordinateLatency::new(plane.clone(), 0.2).into()),
+        (
+            "plane with a base",
+            CoordinateLatency::new(plane, 0.2)
+                .with_base(SimTime::from_millis(3))
+                .into(),
+        ),
+        (
+            "space, one node unroutable",
+            CoordinateLatency::new(space, 0.5).into(),
+        ),
+        ("asymmetric matrix", MatrixLatency::from_micros(n, m).into()),
+        ("constant", ConstantLatency(SimTime::from_millis(40)).into()),
+    ];
+    for (name, model) in &models {
+        for parts in 2..=4 {
+            let plan = Partitioning::for_model(model, n, parts).unwrap();
+            assert_eq!(plan.parts(), parts);
+            let sizes = plan.sizes();
+            assert!(
+                sizes.iter().all(|&s| s == n / parts || s == n / parts + 1),
+                "{name}: {sizes:?}"
+            );
+            assert_eq!(
+                plan.lookahead().as_nanos(),
+                least_between(model, plan.owner()),
+                "{name}, {parts} partitions"
+            );
+        }
+    }
+    assert!(matches!(
+        Partitioning::for_model(&LatencyModel::Custom(Box::new(|_, _| SimTime::ZERO)), n, 2),
+        Err(PartitionError::UnknownLatency)
+    ));
+    assert!(matches!(
+        Partitioning::for_model(&ConstantLatency(SimTime::ZERO).into(), n, 2),
+        Err(PartitionError::NoLookahead)
+    ));
+    assert!(matches!(
+        Partitioning::for_model(&models[0].1, n + 1, 2),
+        Err(PartitionError::NodeCount { .. })
+    ));
 }

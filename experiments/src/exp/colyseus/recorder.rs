@@ -73,6 +73,50 @@ pub struct Recorder {
     pub writes: Vec<(u64, NodeId, u64, Addr, u32)>,
     /// Keep write events.
     pub keep_writes: bool,
+    /// In a partitioned run: the events whose bookkeeping belongs to another node's
+    /// recorder, kept for the exchange at the next checkpoint (`None` in a plain run).
+    pending: Option<Pending>,
+    /// Delivery lookups whose publication's issue time its origin's ring had already
+    /// overwritten after the match (a node issuing 256 items within one frame; expected 0).
+    pub lost_lookups: u64,
+}
+
+/// What a partition's recorder saw that the recorder of another node's partition resolves
+/// (a plain run resolves it on the spot, since one recorder sees every node). Each list is
+/// in the order the events happened.
+#[derive(Clone, Debug, Default)]
+pub struct Pending {
+    /// `(time, subscriber, sequence)`: a match for a part of the subscriber's subscription
+    /// was generated.
+    generated: Vec<(u64, Addr, u32)>,
+    /// `(time, origin, sequence, hops)`: a subscription of a tracked node reached a
+    /// rendezvous (its origin's recorder knows the issue time).
+    arrivals: Vec<(u64, Addr, u32, u16)>,
+    /// `(time, origin, sequence, latest issue of the subscriber's matched parts)`: a match
+    /// arrived in the measurement window; its delivery latency needs the publication's issue
+    /// time, which its origin's recorder knows.
+    deliveries: Vec<(u64, Addr, u32, Option<u64>)>,
+}
+
+/// The entries of `lists` (each in time order) in time order, ties in list order: a merge,
+/// as a plain run would have seen them (up to events at the same instant).
+fn merged<'a, T: Copy>(lists: &[&'a [T]], time: impl Fn(&T) -> u64) -> Vec<T> {
+    let mut at = vec![0usize; lists.len()];
+    let mut out = Vec::with_capacity(lists.iter().map(|l| l.len()).sum());
+    loop {
+        let mut best: Option<(u64, usize)> = None;
+        for (p, l) in lists.iter().enumerate() {
+            if let Some(e) = l.get(at[p]) {
+                let t = time(e);
+                if best.is_none_or(|(bt, _)| t < bt) {
+                    best = Some((t, p));
+                }
+            }
+        }
+        let Some((_, p)) = best else { return out };
+        out.push(lists[p][at[p]]);
+        at[p] += 1;
+    }
 }
 
 /// Discovery latencies of the tracked subscriptions.
@@ -106,6 +150,98 @@ impl Recorder {
             counts: EventCounts::default(),
             writes: Vec::new(),
             keep_writes: false,
+            pending: None,
+            lost_lookups: 0,
+        }
+    }
+
+    /// This recorder as one partition's of a partitioned run: what concerns another node's
+    /// bookkeeping waits in a [`Pending`] list for [`Recorder::take_pending`], and
+    /// [`Recorder::absorb`] resolves what concerns this partition's nodes.
+    pub fn partitioned(mut self) -> Self {
+        self.pending = Some(Pending::default());
+        self
+    }
+
+    /// The events kept since the last call (see [`Recorder::partitioned`]).
+    pub fn take_pending(&mut self) -> Pending {
+        self.pending
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Resolve every partition's pending events (in partition order) that concern the nodes
+    /// `owns` says are this partition's: first matches of tracked subscriptions, their
+    /// rendezvous arrivals, and delivery latencies of publications issued here.
+    pub fn absorb(&mut self, pending: &[&Pending], owns: impl Fn(Addr) -> bool) {
+        let lists: Vec<&[_]> = pending.iter().map(|p| &p.generated[..]).collect();
+        for (now, sub, seq) in merged(&lists, |e| e.0) {
+            if owns(sub) {
+                self.apply_generated(now, sub, seq);
+            }
+        }
+        let lists: Vec<&[_]> = pending.iter().map(|p| &p.arrivals[..]).collect();
+        for (now, origin, seq, hops) in merged(&lists, |e| e.0) {
+            if owns(origin)
+                && let Some(&l) = self.parts.get(&(origin, seq))
+            {
+                let elapsed = now.saturating_sub(self.subs[l].issued);
+                self.arrivals
+                    .entry((origin, seq))
+                    .or_insert((elapsed, hops));
+            }
+        }
+        let lists: Vec<&[_]> = pending.iter().map(|p| &p.deliveries[..]).collect();
+        for (now, origin, seq, local) in merged(&lists, |e| e.0) {
+            if !owns(origin) {
+                continue;
+            }
+            let issued = match self.issue.get(origin as usize * RING + seq as usize % RING) {
+                Some(&(s, t)) if s == seq => Some(t),
+                // Overwritten after the match: the plain run would have found it.
+                Some(&(s, t)) if s != u32::MAX && s > seq && t > now => {
+                    self.lost_lookups += 1;
+                    None
+                }
+                _ => None,
+            };
+            self.record_delivery(now, issued, local);
+        }
+    }
+
+    /// Join another partition's recorder into this one (at the end of the run): its event
+    /// counters, delivery latencies and tracked subscriptions (whose bookkeeping that
+    /// partition resolved). Discovery latencies are joined by [`Discovery::join`].
+    pub fn join_counts(&mut self, o: &Recorder) {
+        let c = &mut self.counts;
+        let d = &o.counts;
+        for k in 0..2 {
+            c.fetched[k] += d.fetched[k];
+            c.proactive[k] += d.proactive[k];
+            c.dht_ops[k] += d.dht_ops[k];
+        }
+        for k in 0..3 {
+            c.dropped[k] += d.dropped[k];
+        }
+        c.writes_applied += d.writes_applied;
+        c.published += d.published;
+        c.subscribed += d.subscribed;
+        c.dht_refused += d.dht_refused;
+        self.delivery_ms.merge(&o.delivery_ms);
+        self.writes.extend_from_slice(&o.writes);
+        self.lost_lookups += o.lost_lookups;
+    }
+
+    /// Delivery latency of a match at `now`: from the later of the publication's issue and
+    /// the subscriber's latest matched issue.
+    fn record_delivery(&mut self, now: u64, publication: Option<u64>, local: Option<u64>) {
+        let from = match (publication, local) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(f) = from {
+            self.delivery_ms.record(now.saturating_sub(f) as f64 / 1e6);
         }
     }
 
@@ -123,6 +259,14 @@ impl Recorder {
         if !self.tracked(subscriber) {
             return;
         }
+        if let Some(p) = &mut self.pending {
+            p.generated.push((now, subscriber, seq));
+            return;
+        }
+        self.apply_generated(now, subscriber, seq);
+    }
+
+    fn apply_generated(&mut self, now: u64, subscriber: Addr, seq: u32) {
         if let Some(&l) = self.parts.get(&(subscriber, seq))
             && self.subs[l].first.is_none()
         {
@@ -247,6 +391,15 @@ impl Observer for Recorder {
                 kind: mercury::OpKind::Subscribe,
                 id,
                 hops,
+            } if self.pending.is_some() && self.tracked(id.origin) => {
+                if let Some(p) = &mut self.pending {
+                    p.arrivals.push((now, id.origin, id.seq, *hops));
+                }
+            }
+            mercury::Event::Rendezvous {
+                kind: mercury::OpKind::Subscribe,
+                id,
+                hops,
             } if self.tracked(id.origin) && self.parts.contains_key(&(id.origin, id.seq)) => {
                 // Issue → arrival from the issue time kept here (not carried in messages).
                 let elapsed =
@@ -265,7 +418,18 @@ impl Observer for Recorder {
                         self.generated(now, me, s);
                     }
                 }
-                if self.measuring {
+                if self.measuring && self.pending.is_some() {
+                    let mut local: Option<u64> = None;
+                    for s in subs.iter() {
+                        if let Some(t) = self.issued_at(me, s) {
+                            local = Some(local.map_or(t, |f| f.max(t)));
+                        }
+                    }
+                    let id = publication.id;
+                    if let Some(p) = &mut self.pending {
+                        p.deliveries.push((now, id.origin, id.seq, local));
+                    }
+                } else if self.measuring {
                     let mut from = self.issued_at(publication.id.origin, publication.id.seq);
                     for s in subs.iter() {
                         if let Some(t) = self.issued_at(me, s) {

@@ -391,9 +391,8 @@ impl Experiment for DhtChurn {
         let plan = make_plan();
         let rec = Rc::new(RefCell::new(LookupRecorder::default()));
         let out = if p.partitions > 1 {
-            // The runner's pool size (`--jobs`, default: every core): results do not
-            // depend on it.
-            let threads = rayon::current_num_threads().min(p.partitions);
+            // Results do not depend on the threads.
+            let threads = crate::partitions::threads_for(p.partitions);
             let fresh = || {
                 (
                     make_plan(),

@@ -79,6 +79,11 @@ impl Meetings {
         }
     }
 
+    /// Append another partition's records (its players' meetings), after this one's.
+    pub fn join(&mut self, other: Meetings) {
+        self.records.extend(other.records);
+    }
+
     /// Take the measurements due at tick `k` (call after the simulation reached it).
     pub fn measure(&mut self, k: u64, sim: &Simulation<Player>) {
         for (o, q) in self.due.iter_mut().enumerate() {

@@ -200,6 +200,13 @@ pub struct Params {
     /// tracer ground truth and the key-set sizes against it (summary `verify_*_mismatches`;
     /// slow at large N).
     pub verify_exact: bool,
+    /// Partitions of one run (1 to 64), each a block of consecutive player ids run on a
+    /// thread of its own in conservative time windows as long as the network's constant
+    /// latency (`sim_core::partition`); 1 runs the plain engine. The results depend on the
+    /// number of partitions, never on `--jobs`; every partition replays the whole world
+    /// (moves and interaction draws), only its own players act.
+    #[schemars(range(min = 1, max = 64))]
+    pub partitions: usize,
 }
 
 impl Default for Params {
@@ -235,6 +242,7 @@ impl Default for Params {
             pair_sample_prob: 0.02,
             meeting_sample_every: 64,
             verify_exact: false,
+            partitions: 1,
         }
     }
 }
@@ -302,6 +310,19 @@ impl Experiment for PrunedClocks {
         }
         if settings.network.latency != LatencyKind::Constant {
             return Err(KeyError::new("network.latency", "must be \"constant\""));
+        }
+        in_range("params.partitions", p.partitions as f64, 1.0, 64.0)?;
+        if p.partitions > p.players {
+            return Err(KeyError::new(
+                "params.partitions",
+                "at most one partition per player",
+            ));
+        }
+        if p.partitions > 1 && settings.network.constant_ms <= 0.0 {
+            return Err(KeyError::new(
+                "params.partitions",
+                "more than one partition needs a positive network.constant_ms (the lookahead: no partition could run ahead of another)",
+            ));
         }
         Ok(())
     }

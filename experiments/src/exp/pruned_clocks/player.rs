@@ -8,6 +8,7 @@ use sim_core::{Ctx, Message, Node, NodeId, SimRng, SimTime};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
+use std::sync::Arc;
 use vclock::{ClockOrder, MultiPrunedClock, OrderingFidelity, SparseClock, UDP_MAX_PAYLOAD};
 
 /// The pruned clocks of a player (`pruned_aoi`, short τ, long τ), stored together.
@@ -42,7 +43,7 @@ pub struct Payload {
     /// receiver.
     pub clocks: Clocks,
     /// Key set of the sender's sparse (unpruned) clock (a shared snapshot once it is full).
-    pub keys: Rc<[u64]>,
+    pub keys: Arc<[u64]>,
     /// The key set holds every player.
     keys_full: bool,
     /// The sender's tracer generation vector.
@@ -55,7 +56,7 @@ pub struct Payload {
 
 /// The action message.
 #[derive(Debug, Clone)]
-pub struct ActionMsg(pub Rc<Payload>);
+pub struct ActionMsg(pub Arc<Payload>);
 
 impl Message for ActionMsg {
     const KINDS: &'static [&'static str] = &["action"];
@@ -291,6 +292,54 @@ impl Default for Stats {
     }
 }
 
+impl Stats {
+    /// The current bucket's samples (entries and varint bytes), leaving it empty; the
+    /// counters stay.
+    pub(super) fn take_bucket(&mut self) -> Stats {
+        Stats {
+            entries: std::mem::take(&mut self.entries),
+            varint: std::mem::take(&mut self.varint),
+            ..Stats::new()
+        }
+    }
+
+    /// Append another partition's samples of the current bucket.
+    pub(super) fn join_bucket(&mut self, o: &Stats) {
+        for (a, b) in self.entries.iter_mut().zip(&o.entries) {
+            a.extend_from_slice(b);
+        }
+        for (a, b) in self.varint.iter_mut().zip(&o.varint) {
+            a.extend_from_slice(b);
+        }
+    }
+
+    /// Add another partition's counters (the bucket samples are not touched).
+    pub(super) fn add(&mut self, o: &Stats) {
+        let sum = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        sum(&mut self.over_fixed, &o.over_fixed);
+        sum(&mut self.over_varint, &o.over_varint);
+        for (x, y) in self.max_entries.iter_mut().zip(&o.max_entries) {
+            *x = (*x).max(*y);
+        }
+        self.messages += o.messages;
+        self.deliveries += o.deliveries;
+        for (a, b) in self.accuracy.iter_mut().zip(&o.accuracy) {
+            for (a, b) in a.iter_mut().zip(b) {
+                for (a, b) in a.iter_mut().zip(b) {
+                    sum(a, b);
+                }
+            }
+        }
+        for (a, b) in self.truth.iter_mut().zip(&o.truth) {
+            sum(a, b);
+        }
+        self.skipped_pairs += o.skipped_pairs;
+        self.truth_mismatches += o.truth_mismatches;
+        self.size_mismatches += o.size_mismatches;
+        self.verified_pairs += o.verified_pairs;
+    }
+}
+
 /// Settings the nodes need.
 #[derive(Debug, Clone, Copy)]
 pub struct NodeCfg {
@@ -326,7 +375,7 @@ pub struct Player {
     /// The key set holds every player (merging keys is then a no-op and skipped).
     keys_full: bool,
     /// Snapshot of the full key set, shared by every later message (it cannot change).
-    keys_snapshot: Option<Rc<[u64]>>,
+    keys_snapshot: Option<Arc<[u64]>>,
     /// Once at most [`MISSING_MAX`] players are missing from the key set: their ids, sorted
     /// (`keys` stays exact too). Merging a sender's key set then tests these bits only
     /// instead of OR-ing every word.
@@ -336,7 +385,7 @@ pub struct Player {
     /// Number of players (size of the full key set).
     gv_players: usize,
     /// Recent tracer events seen (own or received), oldest first.
-    recent: VecDeque<Rc<Payload>>,
+    recent: VecDeque<Arc<Payload>>,
     /// The exact sparse clock, with `verify_exact`.
     exact: Option<SparseClock<u32, u32>>,
     shared: Rc<Shared>,
@@ -426,7 +475,7 @@ impl Player {
 
     /// Pair the new event `e2` (received or own) with the buffered tracers, then buffer it
     /// if it is a tracer.
-    fn observe(&mut self, e2: &Rc<Payload>, now: SimTime, rng: &mut SimRng) {
+    fn observe(&mut self, e2: &Arc<Payload>, now: SimTime, rng: &mut SimRng) {
         let shared = Rc::clone(&self.shared);
         let w = shared.world.borrow();
         let cfg = shared.cfg;
@@ -527,7 +576,7 @@ impl Player {
             if self.recent.len() >= cfg.buffer {
                 self.recent.pop_front();
             }
-            self.recent.push_back(Rc::clone(e2));
+            self.recent.push_back(Arc::clone(e2));
         }
     }
 
@@ -574,15 +623,15 @@ impl Player {
                     .collect(),
             );
         }
-        let keys: Rc<[u64]> = if self.keys_full {
-            Rc::clone(
+        let keys: Arc<[u64]> = if self.keys_full {
+            Arc::clone(
                 self.keys_snapshot
-                    .get_or_insert_with(|| Rc::from(&self.keys[..])),
+                    .get_or_insert_with(|| Arc::from(&self.keys[..])),
             )
         } else {
-            Rc::from(&self.keys[..])
+            Arc::from(&self.keys[..])
         };
-        let payload = Rc::new(Payload {
+        let payload = Arc::new(Payload {
             sender: me,
             t: now,
             kind,
@@ -616,7 +665,7 @@ impl Player {
             st.deliveries += receivers.len() as u64;
         }
         for &q in receivers {
-            ctx.send(q, ActionMsg(Rc::clone(&payload)));
+            ctx.send(q, ActionMsg(Arc::clone(&payload)));
         }
         self.observe(&payload, now, ctx.rng());
     }
@@ -645,7 +694,7 @@ impl Node for Player {
                 // OR with the full set gives the full set.
                 self.keys.copy_from_slice(&p.keys);
                 self.keys_full = true;
-                self.keys_snapshot = Some(Rc::clone(&p.keys));
+                self.keys_snapshot = Some(Arc::clone(&p.keys));
                 self.missing = None;
             } else if let Some(m) = &mut self.missing {
                 // Few ids missing: test only their bits in the sender's key set.

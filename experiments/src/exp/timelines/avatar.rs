@@ -136,6 +136,25 @@ pub struct AvatarStats {
 }
 
 impl AvatarStats {
+    /// Add another partition's counters and distributions (its clients' measurements) to
+    /// these; the clocks are not joined.
+    pub fn join(&mut self, o: &AvatarStats) {
+        for (a, b) in self.views.iter_mut().zip(&o.views) {
+            a.error.merge(&b.error);
+            a.warp.merge(&b.warp);
+            a.path_display += b.path_display;
+            a.path_truth += b.path_truth;
+        }
+        self.offered += o.offered;
+        self.sent += o.sent;
+        self.sent_bytes += o.sent_bytes;
+        self.received += o.received;
+        self.late += o.late;
+        self.age_ms.merge(&o.age_ms);
+        self.remote_delay_ms.merge(&o.remote_delay_ms);
+        self.clock_error_ms.merge(&o.clock_error_ms);
+    }
+
     fn clock_error_ns(&self, c: usize, t: u64) -> i64 {
         let (clock, offset) = self.clocks[c];
         clock.error_at(t) + offset
@@ -432,14 +451,34 @@ pub fn avatar_session(
     sim_core::Simulation<super::session::SessionNode<AvatarClient, super::session::NoServer>>,
     Rc<RefCell<AvatarStats>>,
 )> {
+    let (nodes, env, stats) = avatar_nodes(job, c, clients, setup)?;
+    Ok((
+        sim_core::Simulation::new(nodes, env.network, env.config),
+        stats,
+    ))
+}
+
+/// The nodes of [`avatar_session`], their environment and their shared statistics (for a
+/// partitioned run, whose partitions each make their own).
+pub fn avatar_nodes(
+    job: &crate::experiment::Job<'_, impl Sized>,
+    c: &super::common::CommonParams,
+    clients: usize,
+    setup: &Rc<AvatarSetup>,
+) -> anyhow::Result<(
+    Vec<super::session::SessionNode<AvatarClient, super::session::NoServer>>,
+    crate::environment::Environment,
+    Rc<RefCell<AvatarStats>>,
+)> {
     let stats = Rc::new(RefCell::new(AvatarStats {
         views: vec![Default::default(); setup.views.len()],
         clocks: vec![Default::default(); clients],
         ..Default::default()
     }));
-    let sim = super::common::build(job, c, clients, super::session::NoServer, |i, d| {
-        stats.borrow_mut().clocks[i as usize].0 = d.clock;
-        AvatarClient::new(i, setup.clone(), stats.clone())
-    })?;
-    Ok((sim, stats))
+    let (nodes, env) =
+        super::common::build_nodes(job, c, clients, super::session::NoServer, |i, d| {
+            stats.borrow_mut().clocks[i as usize].0 = d.clock;
+            AvatarClient::new(i, setup.clone(), stats.clone())
+        })?;
+    Ok((nodes, env, stats))
 }

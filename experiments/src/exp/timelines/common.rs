@@ -374,8 +374,24 @@ pub fn build<G: Game, Srv: Server<G::P>>(
     common: &CommonParams,
     clients: usize,
     server: Srv,
-    mut make: impl FnMut(u32, &ClientDraws) -> G,
+    make: impl FnMut(u32, &ClientDraws) -> G,
 ) -> anyhow::Result<Simulation<SessionNode<G, Srv>>>
+where
+    G::P: Clone + timeline::Wire,
+{
+    let (nodes, env) = build_nodes(job, common, clients, server, make)?;
+    Ok(Simulation::new(nodes, env.network, env.config))
+}
+
+/// The nodes of [`build`] and the environment they run in (for a partitioned run, which
+/// makes each partition's nodes on its own thread).
+pub fn build_nodes<G: Game, Srv: Server<G::P>>(
+    job: &Job<'_, impl Sized>,
+    common: &CommonParams,
+    clients: usize,
+    server: Srv,
+    mut make: impl FnMut(u32, &ClientDraws) -> G,
+) -> anyhow::Result<(Vec<SessionNode<G, Srv>>, crate::environment::Environment)>
 where
     G::P: Clone + timeline::Wire,
 {
@@ -399,7 +415,7 @@ where
                 .with_uplink_delay(SimTime::from_millis_f64(common.uplink_delay_ms)),
         )
     }));
-    Ok(Simulation::new(nodes, env.network, env.config))
+    Ok((nodes.collect(), env))
 }
 
 /// Run `sim` to `until` in 256 chunks, reporting progress and calling `sample` at every

@@ -53,6 +53,14 @@ timeline_params! {
         pub max_interval_ms: f64 = 0.0,
         /// Write the `pairs` table (per watcher and avatar: clock error and mean error).
         pub pair_table: bool = false,
+        /// Partitions of one run (1 to 64): blocks of consecutive node ids (the router is
+        /// node 0), each run on a thread of its own in conservative time windows as long as
+        /// the least latency between partitions (`sim_core::partition`); 1 runs the plain
+        /// engine. The results depend on the number of partitions, never on `--jobs`. More
+        /// than 1 needs `pair_table = false` (a pair's clock error reads the other client's
+        /// clock estimate at every frame, which another partition does not have).
+        #[schemars(range(min = 1, max = 64))]
+        pub partitions: usize = 1,
     }
 }
 
@@ -177,8 +185,31 @@ impl Experiment for DeadReckoning {
         churn: Use::Unused,
     };
 
-    fn check(&self, p: &Params, _: &Settings) -> Result<(), KeyError> {
-        p.common().check()
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        p.common().check()?;
+        if p.partitions > 1 {
+            if p.pair_table {
+                return Err(KeyError::new(
+                    "params.partitions",
+                    "more than one partition needs pair_table = false (a pair's clock error reads the other client's clock estimate)",
+                ));
+            }
+            if p.partitions > p.clients + 1 {
+                return Err(KeyError::new(
+                    "params.partitions",
+                    "at most one partition per node (clients + the router)",
+                ));
+            }
+            if settings.network.latency == crate::scenario::tables::LatencyKind::Constant
+                && settings.network.constant_ms <= 0.0
+            {
+                return Err(KeyError::new(
+                    "params.partitions",
+                    "more than one partition needs a positive network.constant_ms (the lookahead: no partition could run ahead of another)",
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
@@ -197,7 +228,7 @@ impl Experiment for DeadReckoning {
                 });
             }
         }
-        let setup = Rc::new(AvatarSetup {
+        let make_setup = |paths| AvatarSetup {
             paths,
             tick_s: 1.0 / p.update_hz,
             watch: common::ring_watch(p.clients, p.watch),
@@ -208,11 +239,20 @@ impl Experiment for DeadReckoning {
             send_acc: p.state == StateKind::Kinematic && p.orders.contains(&Order::Second),
             history: p.history_entries,
             warmup_ns: c.warmup_ns(),
-        });
-        let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
-        common::run(&mut sim, c.until(), job.progress, None, |_| {});
+        };
+        let (stats, events, sim) = if p.partitions > 1 {
+            let (stats, events) = partitioned(job, &c, p.clients, p.partitions, || {
+                Rc::new(make_setup(paths.clone()))
+            })?;
+            (stats, events, None)
+        } else {
+            let setup = Rc::new(make_setup(paths));
+            let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
+            common::run(&mut sim, c.until(), job.progress, None, |_| {});
+            let stats = stats.borrow().clone();
+            (stats, sim.events_processed(), Some(sim))
+        };
         let nominal = common::nominal_latency_ms(job.settings());
-        let stats = stats.borrow();
         let mut error = Table::new(
             "error",
             &[
@@ -245,14 +285,11 @@ impl Experiment for DeadReckoning {
             });
         }
         let mut summary = Table::new("summary", &["metric", "value"]);
-        summary_rows(
-            &stats,
-            p.duration_s - p.warmup_s,
-            sim.events_processed(),
-            &mut summary,
-        );
+        summary_rows(&stats, p.duration_s - p.warmup_s, events, &mut summary);
         let mut out = vec![error, summary];
-        if p.pair_table {
+        if p.pair_table
+            && let Some(sim) = sim
+        {
             let mut pairs = Table::new(
                 "pairs",
                 &[
@@ -332,4 +369,76 @@ impl Experiment for DeadReckoning {
         }
         plots
     }
+}
+
+/// A partition's driver in [`partitioned`]: it reports its events at checkpoints and hands
+/// back its clients' statistics.
+struct Part {
+    stats: Rc<std::cell::RefCell<AvatarStats>>,
+}
+
+type AvatarNode =
+    super::session::SessionNode<super::avatar::AvatarClient, super::session::NoServer>;
+
+impl sim_core::PartitionDriver<AvatarNode> for Part {
+    type Share = u64;
+    type Output = (AvatarStats, u64);
+    fn checkpoint(
+        &mut self,
+        sim: &mut sim_core::Simulation<AvatarNode>,
+        _: sim_core::SimTime,
+    ) -> u64 {
+        sim.events_processed()
+    }
+    fn finish(self, sim: sim_core::Simulation<AvatarNode>) -> (AvatarStats, u64) {
+        (self.stats.borrow().clone(), sim.events_processed())
+    }
+}
+
+/// The session split into `parts` partitions ([`crate::partitions`]): every partition makes
+/// every node (`setup()` gives it its own copy of the shared setup) and runs its own; the
+/// statistics are joined in partition order. Returns them and the events.
+fn partitioned(
+    job: &Job<'_, Params>,
+    c: &common::CommonParams,
+    clients: usize,
+    parts: usize,
+    setup: impl Fn() -> Rc<AvatarSetup> + Sync,
+) -> anyhow::Result<(AvatarStats, u64)> {
+    // Fail here, not on a partition's thread, if the nodes cannot be made.
+    let (nodes, env, _) = super::avatar::avatar_nodes(job, c, clients, &setup())?;
+    let plan = crate::partitions::plan(&env.network, nodes.len(), parts)?;
+    let config = env.config.clone();
+    drop((nodes, env));
+    let until = c.until();
+    let checkpoints: Vec<sim_core::SimTime> = (1..=256u64)
+        .map(|k| sim_core::SimTime(until.as_nanos() * k / 256))
+        .filter(|t| t.as_nanos() > 0)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let outs = sim_core::run_partitions(
+        &plan,
+        crate::partitions::threads_for(parts),
+        &config,
+        |_| {
+            let (nodes, env, stats) = super::avatar::avatar_nodes(job, c, clients, &setup())
+                .expect("the nodes were made once already");
+            (nodes, env.network, Part { stats })
+        },
+        &checkpoints,
+        |t, events: &[&u64]| {
+            job.progress.report(
+                t.as_nanos() as f64 / until.as_nanos().max(1) as f64,
+                events.iter().copied().sum(),
+            );
+        },
+    );
+    let mut outs = outs.into_iter();
+    let (mut stats, mut events) = outs.next().expect("at least one partition");
+    for (s, e) in outs {
+        stats.join(&s);
+        events += e;
+    }
+    Ok((stats, events))
 }
