@@ -100,7 +100,7 @@ pub struct Pending {
 
 /// The entries of `lists` (each in time order) in time order, ties in list order: a merge,
 /// as a plain run would have seen them (up to events at the same instant).
-fn merged<'a, T: Copy>(lists: &[&'a [T]], time: impl Fn(&T) -> u64) -> Vec<T> {
+fn merged<T: Copy>(lists: &[&[T]], time: impl Fn(&T) -> u64) -> Vec<T> {
     let mut at = vec![0usize; lists.len()];
     let mut out = Vec::with_capacity(lists.iter().map(|l| l.len()).sum());
     loop {

@@ -236,7 +236,7 @@ impl<'a> Driver<'a> {
 
     /// Whether tick `k` ends a `size` bucket.
     fn closes_bucket(&self, k: u64) -> bool {
-        k % self.bucket_ticks == 0 || k == self.ticks
+        k.is_multiple_of(self.bucket_ticks) || k == self.ticks
     }
 
     /// Tick `k`, after every event up to its instant: the due `hub_meeting` measurements,
@@ -256,7 +256,7 @@ impl<'a> Driver<'a> {
             let mut guard = shared.world.borrow_mut();
             let w = &mut *guard;
             w.game.step(rng);
-            if k % self.forget_ticks == 0 {
+            if k.is_multiple_of(self.forget_ticks) {
                 w.forget_before(SimTime(
                     now.as_nanos().saturating_sub(self.forget.as_nanos()),
                 ));
@@ -285,7 +285,7 @@ impl<'a> Driver<'a> {
             }
             if kind.is_none()
                 && self.interval_ticks > 0
-                && (k + self.phase[s]) % self.interval_ticks == 0
+                && (k + self.phase[s]).is_multiple_of(self.interval_ticks)
             {
                 kind = Some(ActionKind::Plain);
             }
