@@ -278,7 +278,9 @@ impl DynamicGroups {
             for _ in 0..config.initial_size {
                 let Some(node) = me.random_joiner(g, rng) else {
                     // Only regions can run out here (exclusive groups sharing a region).
-                    return bad(format!("group {g} cannot fill its initial members from its region"));
+                    return bad(format!(
+                        "group {g} cannot fill its initial members from its region"
+                    ));
                 };
                 me.insert(g, node);
             }

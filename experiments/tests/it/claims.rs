@@ -461,7 +461,10 @@ fn a_not_filter_accepts_every_other_value() {
     assert_eq!(outcome(&r, "a-at-1").value.mean, 22.0);
     // A list: neither 1 nor 2 leaves no row, and the message says so.
     let r = check(
-        &LEDGER.replace("x = 1, metric = \"a\"", "x = { not = [1, 2] }, metric = \"a\""),
+        &LEDGER.replace(
+            "x = 1, metric = \"a\"",
+            "x = { not = [1, 2] }, metric = \"a\"",
+        ),
         tmp.path(),
         true,
     );
@@ -475,9 +478,16 @@ fn a_not_filter_accepts_every_other_value() {
     // A table with another key is a located error.
     let e = ledger::parse(
         Path::new("x/claims.toml"),
-        &LEDGER.replacen("x = 1, metric = \"a\"", "x = { except = 1 }, metric = \"a\"", 1),
+        &LEDGER.replacen(
+            "x = 1, metric = \"a\"",
+            "x = { except = 1 }, metric = \"a\"",
+            1,
+        ),
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("claim.0.metric.where.x") && e.contains("`not`"), "{e}");
+    assert!(
+        e.contains("claim.0.metric.where.x") && e.contains("`not`"),
+        "{e}"
+    );
 }

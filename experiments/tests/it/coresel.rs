@@ -375,16 +375,66 @@ k_max = 25
         "netvigator-landmarks-only",
         "vivaldi n08 10/s 4min",
     );
-    within("GNP hit ratio, k >= 10", pinned(&out, "estimator", g, "mean_hit_ratio_k_ge_10"), 0.845, 0.03);
-    within("GNP hit ratio", pinned(&out, "estimator", g, "mean_hit_ratio"), 0.796, 0.03);
-    within("GNP cores within 10 ms", pinned(&out, "estimator", g, "frac_min_error_le_10ms"), 0.986, 0.03);
-    within("GNP eccentricity dre", pinned(&out, "estimator", g, "median_ecc_dre"), -0.087, 0.04);
-    within("landmarks-only hit ratio, k >= 10", pinned(&out, "estimator", l, "mean_hit_ratio_k_ge_10"), 0.586, 0.03);
-    within("landmarks-only cores within 10 ms", pinned(&out, "estimator", l, "frac_min_error_le_10ms"), 0.735, 0.03);
-    within("landmarks-only eccentricity dre", pinned(&out, "estimator", l, "median_ecc_dre"), -0.192, 0.04);
-    within("Vivaldi hit ratio", pinned(&out, "config", v, "mean_hit_ratio"), 0.525, 0.03);
-    within("Vivaldi cores within 10 ms", pinned(&out, "config", v, "frac_min_error_le_10ms"), 0.750, 0.03);
-    within("Vivaldi eccentricity dre", pinned(&out, "config", v, "median_ecc_dre"), 0.036, 0.04);
+    within(
+        "GNP hit ratio, k >= 10",
+        pinned(&out, "estimator", g, "mean_hit_ratio_k_ge_10"),
+        0.845,
+        0.03,
+    );
+    within(
+        "GNP hit ratio",
+        pinned(&out, "estimator", g, "mean_hit_ratio"),
+        0.796,
+        0.03,
+    );
+    within(
+        "GNP cores within 10 ms",
+        pinned(&out, "estimator", g, "frac_min_error_le_10ms"),
+        0.986,
+        0.03,
+    );
+    within(
+        "GNP eccentricity dre",
+        pinned(&out, "estimator", g, "median_ecc_dre"),
+        -0.087,
+        0.04,
+    );
+    within(
+        "landmarks-only hit ratio, k >= 10",
+        pinned(&out, "estimator", l, "mean_hit_ratio_k_ge_10"),
+        0.586,
+        0.03,
+    );
+    within(
+        "landmarks-only cores within 10 ms",
+        pinned(&out, "estimator", l, "frac_min_error_le_10ms"),
+        0.735,
+        0.03,
+    );
+    within(
+        "landmarks-only eccentricity dre",
+        pinned(&out, "estimator", l, "median_ecc_dre"),
+        -0.192,
+        0.04,
+    );
+    within(
+        "Vivaldi hit ratio",
+        pinned(&out, "config", v, "mean_hit_ratio"),
+        0.525,
+        0.03,
+    );
+    within(
+        "Vivaldi cores within 10 ms",
+        pinned(&out, "config", v, "frac_min_error_le_10ms"),
+        0.750,
+        0.03,
+    );
+    within(
+        "Vivaldi eccentricity dre",
+        pinned(&out, "config", v, "median_ecc_dre"),
+        0.036,
+        0.04,
+    );
 }
 
 /// Fig. 6 on PlanetLab 215 (`core-6-accuracy-planetlab`, seed 6, repetition 0, day 2): the
@@ -420,10 +470,30 @@ scatter_rows = 300
     run(&text, &out);
     let w15 = "frac_abs_dre_le_0.15";
     let w50 = "frac_abs_dre_le_0.50";
-    within("GNP within 15 %", pinned(&out, "estimator", "landmark-gnp", w15), 0.720, 0.03);
-    within("landmarks-only within 15 %", pinned(&out, "estimator", "netvigator-landmarks-only", w15), 0.757, 0.03);
-    within("Vivaldi within 50 %", pinned(&out, "config", "vivaldi n12 10/s 4min", w50), 0.803, 0.03);
-    within("Vivaldi within 15 %", pinned(&out, "config", "vivaldi n12 10/s 4min", w15), 0.514, 0.03);
+    within(
+        "GNP within 15 %",
+        pinned(&out, "estimator", "landmark-gnp", w15),
+        0.720,
+        0.03,
+    );
+    within(
+        "landmarks-only within 15 %",
+        pinned(&out, "estimator", "netvigator-landmarks-only", w15),
+        0.757,
+        0.03,
+    );
+    within(
+        "Vivaldi within 50 %",
+        pinned(&out, "config", "vivaldi n12 10/s 4min", w50),
+        0.803,
+        0.03,
+    );
+    within(
+        "Vivaldi within 15 %",
+        pinned(&out, "config", "vivaldi n12 10/s 4min", w15),
+        0.514,
+        0.03,
+    );
 }
 
 /// Netvigator as published, with traceroute milestones, on Waxman (`core-6-accuracy-waxman`
@@ -465,10 +535,40 @@ scatter_rows = 10
     run(&text("6", 6, 215), &f6);
     run(&text("7a", 7, 100), &f7);
     let (nv, lo) = ("netvigator", "netvigator-landmarks-only");
-    within("Netvigator within 15 %", pinned(&f6, "estimator", nv, "frac_abs_dre_le_0.15"), 0.888, 0.03);
-    within("landmarks-only within 15 %", pinned(&f6, "estimator", lo, "frac_abs_dre_le_0.15"), 0.225, 0.03);
-    within("Netvigator hit ratio", pinned(&f7, "estimator", nv, "mean_hit_ratio"), 0.867, 0.03);
-    within("Netvigator cores within 10 ms", pinned(&f7, "estimator", nv, "frac_min_error_le_10ms"), 0.904, 0.03);
-    within("Netvigator eccentricity |dre|", pinned(&f7, "estimator", nv, "median_abs_ecc_dre"), 0.002, 0.02);
-    within("landmarks-only hit ratio", pinned(&f7, "estimator", lo, "mean_hit_ratio"), 0.310, 0.03);
+    within(
+        "Netvigator within 15 %",
+        pinned(&f6, "estimator", nv, "frac_abs_dre_le_0.15"),
+        0.888,
+        0.03,
+    );
+    within(
+        "landmarks-only within 15 %",
+        pinned(&f6, "estimator", lo, "frac_abs_dre_le_0.15"),
+        0.225,
+        0.03,
+    );
+    within(
+        "Netvigator hit ratio",
+        pinned(&f7, "estimator", nv, "mean_hit_ratio"),
+        0.867,
+        0.03,
+    );
+    within(
+        "Netvigator cores within 10 ms",
+        pinned(&f7, "estimator", nv, "frac_min_error_le_10ms"),
+        0.904,
+        0.03,
+    );
+    within(
+        "Netvigator eccentricity |dre|",
+        pinned(&f7, "estimator", nv, "median_abs_ecc_dre"),
+        0.002,
+        0.02,
+    );
+    within(
+        "landmarks-only hit ratio",
+        pinned(&f7, "estimator", lo, "mean_hit_ratio"),
+        0.310,
+        0.03,
+    );
 }

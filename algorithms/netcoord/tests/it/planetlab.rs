@@ -60,7 +60,9 @@ fn converged_vivaldi_with_height_on_planetlab490() {
     let early = median_relative_error(&real, &sim);
     sim.run(&real, 1800);
     let late = median_relative_error(&real, &sim);
-    println!("Vivaldi+height, 32 neighbours: median relative error {early:.4} after 200 rounds, {late:.4} after 2000");
+    println!(
+        "Vivaldi+height, 32 neighbours: median relative error {early:.4} after 200 rounds, {late:.4} after 2000"
+    );
     assert!(
         (0.09..=0.115).contains(&early),
         "after 200 rounds: {early} (reproduced 0.101; a slower adaptation shows here)"

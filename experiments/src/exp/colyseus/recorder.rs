@@ -156,7 +156,7 @@ impl Recorder {
     }
 
     /// This recorder as one partition's of a partitioned run: what concerns another node's
-    /// bookkeeping waits in a [`Pending`] list for [`Recorder::take_pending`], and
+    /// bookkeeping waits in a `Pending` list for [`Recorder::take_pending`], and
     /// [`Recorder::absorb`] resolves what concerns this partition's nodes.
     pub fn partitioned(mut self) -> Self {
         self.pending = Some(Pending::default());
@@ -212,7 +212,7 @@ impl Recorder {
 
     /// Join another partition's recorder into this one (at the end of the run): its event
     /// counters, delivery latencies and tracked subscriptions (whose bookkeeping that
-    /// partition resolved). Discovery latencies are joined by [`Discovery::join`].
+    /// partition resolved). Discovery latencies are joined by the discovery tables' merge.
     pub fn join_counts(&mut self, o: &Recorder) {
         let c = &mut self.counts;
         let d = &o.counts;

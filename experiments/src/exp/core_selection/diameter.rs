@@ -229,7 +229,9 @@ impl Experiment for CoreDiameter {
                 .map(|_| {
                     let home = hrng.random_range(0..n);
                     let mut near: Vec<usize> = (0..n).collect();
-                    near.sort_by(|&a, &b| d.get(home, a).total_cmp(&d.get(home, b)).then(a.cmp(&b)));
+                    near.sort_by(|&a, &b| {
+                        d.get(home, a).total_cmp(&d.get(home, b)).then(a.cmp(&b))
+                    });
                     near.truncate(p.member_region);
                     near
                 })
