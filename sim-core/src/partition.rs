@@ -744,7 +744,13 @@ impl<M: Send, S: Send + Sync, B> Work<'_, M, S, B> {
             .collect();
         for (p, sim, _) in &mut mine {
             sim.start();
-            sh.next[*p].store(sim.next_event_time().unwrap_or(u64::MAX), Ordering::Relaxed);
+            let mut next = sim.next_event_time().unwrap_or(u64::MAX);
+            if sim.has_any_outbox() {
+                // Sent by a start handler: the first window must end before it arrives
+                // (a lookahead after the start at the earliest), as after a checkpoint.
+                next = next.min(sim.now().0);
+            }
+            sh.next[*p].store(next, Ordering::Relaxed);
         }
         sh.barrier.wait();
         let la = self.plan.lookahead.0;

@@ -91,7 +91,7 @@ impl Default for VivaldiConfig {
             height: false,
             height_rule: HeightRule::Dabek,
             min_height: 0.01,
-            cc: 0.125, // REGRESSION TEST
+            cc: 0.25,
             ce: 0.25,
             initial_error: 1.5,
             max_error: 1.5,
