@@ -83,7 +83,7 @@ pub use partition::{
 };
 pub use prefetch::Prefetcher;
 pub use rng::SimRng;
-pub use simulation::{SimConfig, Simulation};
+pub use simulation::{STALL_EVENTS, STALL_EVENTS_PER_NODE, SimConfig, Simulation, Stall};
 pub use stats::{NetStats, Traffic};
 pub use time::SimTime;
 pub use timer::TimerKey;

@@ -74,6 +74,16 @@ impl<T: Copy> EventQueue<T> {
         self.run.len() + self.buckets.iter().map(Vec::len).sum::<usize>()
     }
 
+    /// Drop every queued entry.
+    pub fn clear(&mut self) {
+        self.run.clear();
+        for b in self.buckets.iter_mut() {
+            b.clear();
+        }
+        self.bits = [0; LEVELS * DIGITS / 64];
+        self.levels = 0;
+    }
+
     /// Every queued item, in no particular order (a scan of the whole structure, for
     /// diagnostics only).
     pub fn items(&self) -> impl Iterator<Item = &T> + '_ {
@@ -141,11 +151,19 @@ impl<T: Copy> EventQueue<T> {
         }
     }
 
-    /// Make the run non-empty if anything is queued.
+    /// Make the run non-empty if anything is queued. The usual case (a non-empty run) is
+    /// one test: written as a single `while` with both conditions, the compiler evaluated
+    /// both, without a branch, for every event.
     #[inline]
     fn refill(&mut self) {
-        while self.run.is_empty() && self.levels != 0 {
+        if !self.run.is_empty() {
+            return;
+        }
+        while self.levels != 0 {
             self.advance();
+            if !self.run.is_empty() {
+                return;
+            }
         }
     }
 

@@ -25,6 +25,39 @@ const PEER_AHEAD: usize = 4;
 /// Node memory above which the look-ahead is on: more than a core's L2 cache (1-2 MB on
 /// current x86-64), so below it the nodes stay close to the core.
 const LOOK_AHEAD_MIN_BYTES: usize = 4 << 20;
+/// The least number of events [`Simulation::run_until`] handles at one instant before it
+/// declares the run stalled ([`Stall`]); see [`Simulation::stall_bound`].
+pub const STALL_EVENTS: u64 = 1 << 24;
+/// Events per node added to [`STALL_EVENTS`] for large simulations.
+pub const STALL_EVENTS_PER_NODE: u64 = 16;
+
+/// Simulated time stopped advancing: [`Simulation::run_until`] handled
+/// [`Simulation::stall_bound`] events at one instant. The run is over (its pending events are
+/// dropped); the driver reports this as an error instead of results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stall {
+    /// The instant time stopped at.
+    pub at: SimTime,
+    /// Events handled at that instant when the stall was declared (at least the bound).
+    pub events: u64,
+    /// The event that was about to be handled next, in words (`churn join of node 3`,
+    /// `message "ping" from node 1 to node 2`, `timer 7 of node 4`): the kind that repeats.
+    pub next: String,
+}
+
+impl std::fmt::Display for Stall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "simulated time stopped advancing at {}: {} events at that instant without the \
+             clock moving on (the next one: {}); something reschedules itself with zero delay \
+             forever, e.g. zero-length churn sessions and downtimes",
+            self.at, self.events, self.next
+        )
+    }
+}
+
+impl std::error::Error for Stall {}
 
 /// Engine settings that are not the network or the nodes.
 #[derive(Clone, Debug)]
@@ -90,6 +123,14 @@ pub struct Simulation<N: Node> {
     started: bool,
     /// Set when this simulation is one partition of a partitioned run.
     part: Option<Part>,
+    /// Events at one instant after which [`Simulation::run_until`] declares a stall.
+    stall_bound: u64,
+    /// Entries left to the next chunk boundary of [`Simulation::run_until`].
+    stall_left: u64,
+    /// The clock at the last chunk boundary.
+    stall_mark: SimTime,
+    /// Set when time stopped advancing (the run is over).
+    stall: Option<Box<Stall>>,
 }
 
 /// What a partition knows of the partitioning (see [`crate::partition`]).
@@ -184,6 +225,10 @@ impl<N: Node> Simulation<N> {
             events: 0,
             started: false,
             part,
+            stall_bound: STALL_EVENTS.max(STALL_EVENTS_PER_NODE.saturating_mul(n as u64)),
+            stall_left: 0,
+            stall_mark: SimTime::ZERO,
+            stall: None,
         };
         for &d in &cfg.churn.initially_down {
             sim.set_alive(d, false);
@@ -525,9 +570,24 @@ impl<N: Node> Simulation<N> {
 
     /// Process every event at or before `t`, then set the clock to `t`.
     /// Returns the number of events processed.
+    ///
+    /// **Stalls.** The loop counts the entries it takes off the queue and, every
+    /// [`Simulation::stall_bound`] of them (a chunk boundary; nothing is checked per event but
+    /// the count), compares the clock with the previous boundary's: if it has not moved, every
+    /// entry of the chunk was at one instant, time has stopped advancing, and the run is
+    /// declared stalled ([`Simulation::stalled`]): its pending events are dropped, the clock
+    /// stays at that instant, and this and every later call return at once. A driver checks
+    /// [`Simulation::check_progress`] between its chunks and reports the [`Stall`] as an
+    /// error. (A stall is found after at least one bound's and at most two bounds' worth of
+    /// events at one instant.)
     pub fn run_until(&mut self, t: SimTime) -> u64 {
         self.start();
         let before = self.events;
+        if self.stall.is_some() {
+            return 0;
+        }
+        self.stall_left = self.stall_bound;
+        self.stall_mark = self.now;
         while let Some(next) = self.sched.queue.peek_time() {
             if next > t.0 {
                 break;
@@ -540,11 +600,88 @@ impl<N: Node> Simulation<N> {
             if self.handle(e.item) {
                 self.events += 1;
             }
+            // The count lives in `self`, not in a register the loop needs.
+            self.stall_left -= 1;
+            if self.stall_left == 0 && self.chunk_boundary() {
+                return self.events - before;
+            }
         }
         if t > self.now {
             self.now = t;
         }
         self.events - before
+    }
+
+    /// Every `stall_bound` entries: true (and the run stalled) if the clock has not moved
+    /// since the last boundary.
+    #[cold]
+    #[inline(never)]
+    fn chunk_boundary(&mut self) -> bool {
+        self.stall_left = self.stall_bound;
+        if self.now == self.stall_mark {
+            self.declare_stall();
+            return true;
+        }
+        self.stall_mark = self.now;
+        false
+    }
+
+    /// Record a stall at the current instant and drop the pending events.
+    fn declare_stall(&mut self) {
+        let next = match self.sched.queue.peek_time() {
+            Some(_) => match self.sched.queue.pop().map(|e| e.item) {
+                Some(Event::Msg { from, to, body }) => {
+                    let kind = self.sched.bodies.peek(body).map_or("?", |m| {
+                        <N::Msg as Message>::KINDS
+                            .get(m.kind())
+                            .copied()
+                            .unwrap_or("?")
+                    });
+                    format!("message \"{kind}\" from node {from} to node {to}")
+                }
+                Some(Event::Timer { node, tag, .. }) => format!("timer {tag} of node {node}"),
+                Some(Event::Churn { node, action }) => {
+                    format!("churn {} of node {node}", action.name())
+                }
+                None => "none".into(),
+            },
+            None => "none".into(),
+        };
+        self.stall = Some(Box::new(Stall {
+            at: self.now,
+            events: self.stall_bound,
+            next,
+        }));
+        self.sched.queue.clear();
+    }
+
+    /// Events at one instant after which [`Simulation::run_until`] declares a stall:
+    /// `max(STALL_EVENTS, STALL_EVENTS_PER_NODE × nodes)`, 16.8 million up to a million nodes.
+    /// A legitimate instant handles a few events per node at most (a timer each and the
+    /// zero-delay messages they cause); a node that rejoins, re-arms a timer or messages
+    /// itself with zero delay forever never lets the clock move, and the bound stops it after
+    /// one to two seconds of work and a bounded amount of memory.
+    pub fn stall_bound(&self) -> u64 {
+        self.stall_bound
+    }
+
+    /// Set the stall bound (tests; at least 1).
+    pub fn set_stall_bound(&mut self, events: u64) {
+        self.stall_bound = events.max(1);
+    }
+
+    /// The stall, if time stopped advancing (see [`Simulation::run_until`]).
+    pub fn stalled(&self) -> Option<&Stall> {
+        self.stall.as_deref()
+    }
+
+    /// `Err` with the [`Stall`] if time stopped advancing: what drivers check between
+    /// chunks of work.
+    pub fn check_progress(&self) -> Result<(), Stall> {
+        match &self.stall {
+            Some(s) => Err((**s).clone()),
+            None => Ok(()),
+        }
     }
 
     /// Run until no event is pending. Returns the number of events processed.

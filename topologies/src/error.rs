@@ -112,6 +112,11 @@ pub const MAX_NODES: usize = 10_000_000;
 /// adjacency lists.
 pub const MAX_LINKS: usize = 100_000_000;
 
+/// Largest latency the matrix readers accept, in ms (after unit conversion): 10⁹ ms, 11.6
+/// days, as for every other latency setting. Larger values are typos or overflow markers, and
+/// sums over a matrix of them would overflow to infinity.
+pub const MAX_LATENCY_MS: f64 = 1e9;
+
 /// Largest dense latency matrix the readers build (`n ≤ 50 000`, i.e. at most 20 GB of `f64`):
 /// an index beyond it in a triples file is an error, not an allocation failure.
 pub const MAX_MATRIX_NODES: usize = 50_000;

@@ -90,7 +90,9 @@ pub mod waxman;
 pub use apsp::{ShortestPaths, apsp, apsp_with_paths, dijkstra};
 pub use ba::{barabasi_albert, barabasi_albert_with};
 pub use brite::{fmt_g, parse_brite, read_brite, to_brite_string, write_brite};
-pub use error::{GenerateError, MAX_LINKS, MAX_MATRIX_NODES, MAX_NODES, ParseError, ReadError};
+pub use error::{
+    GenerateError, MAX_LATENCY_MS, MAX_LINKS, MAX_MATRIX_NODES, MAX_NODES, ParseError, ReadError,
+};
 pub use matrix::{
     FrameSelect, LatencyMatrix, MatrixOptions, Missing, Symmetrize, TimeUnit, TripleOptions,
     read_frames, read_matrix, read_triples,

@@ -8,3 +8,4 @@ mod ordering;
 mod partition;
 #[cfg(feature = "serde")]
 mod serde_form;
+mod stall;

@@ -10,8 +10,9 @@
 //! All readers take [`MatrixOptions`]: the unit of the file ([`TimeUnit`], converted to ms), the
 //! missing-value convention ([`Missing`]; with any convention but [`Missing::None`] the tokens
 //! `nan`/`NaN`/`NA` are missing too, with `Missing::None` they are errors) and whether to force
-//! the diagonal to 0. Negative values that are not the missing marker are errors, and so is a
-//! matrix of fewer than 2 nodes. Errors carry file, 1-based line and column
+//! the diagonal to 0. Negative values that are not the missing marker are errors, and so are
+//! values above [`MAX_LATENCY_MS`](crate::MAX_LATENCY_MS) after the unit conversion, a matrix
+//! of fewer than 2 nodes and one in which no pair of distinct nodes is measured. Errors carry file, 1-based line and column
 //! ([`ParseError`](crate::ParseError)), also for bytes that are not text and for corrupt gzip
 //! data.
 

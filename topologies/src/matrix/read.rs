@@ -5,7 +5,9 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use super::{FrameSelect, LatencyMatrix, MatrixOptions, Missing, median};
-use crate::error::{MAX_MATRIX_NODES, ParseError, ReadError, describe_io, end_column, tokens};
+use crate::error::{
+    MAX_LATENCY_MS, MAX_MATRIX_NODES, ParseError, ReadError, describe_io, end_column, tokens,
+};
 
 /// Open a file, transparently gunzipping `*.gz`.
 pub(super) fn open(path: &Path) -> Result<Box<dyn BufRead>, ReadError> {
@@ -142,15 +144,38 @@ pub(super) fn value(
         ));
     }
     let ms = v * opts.unit.to_ms();
-    if !ms.is_finite() {
+    if !ms.is_finite() || ms > MAX_LATENCY_MS {
         return Err(ParseError::new(
             path,
             line,
             col,
-            format!("latency {tok} is too large to convert to milliseconds"),
+            format!(
+                "latency {tok} is above the largest accepted {MAX_LATENCY_MS:e} ms (11.6 days)"
+            ),
         ));
     }
     Ok(ms)
+}
+
+/// Refuse a matrix in which no pair of distinct nodes has a measured latency: its mean
+/// latency would be undefined and every route unroutable.
+pub(super) fn require_a_measurement(
+    m: &LatencyMatrix,
+    path: Option<&Path>,
+    line: usize,
+) -> Result<(), ParseError> {
+    if m.n >= 2 && m.missing_off_diagonal() == m.n * (m.n - 1) {
+        return Err(ParseError::new(
+            path,
+            line.max(1),
+            1,
+            format!(
+                "every latency between distinct nodes of this {0} × {0} matrix is missing",
+                m.n
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Streams rows of a (multi-frame) square matrix, checking row lengths.
@@ -304,6 +329,7 @@ pub fn parse_matrix<'a>(
             m.set(i, i, 0.0);
         }
     }
+    require_a_measurement(&m, path, rr.first_line)?;
     Ok(m)
 }
 
@@ -433,5 +459,6 @@ pub fn parse_frames<'a>(
             m.set(i, i, 0.0);
         }
     }
+    require_a_measurement(&m, path, rr.first_line)?;
     Ok(m)
 }

@@ -166,5 +166,6 @@ pub fn parse_triples(
     for i in 0..n {
         m.set(i, i, 0.0);
     }
+    super::read::require_a_measurement(&m, path, 1)?;
     Ok(m)
 }

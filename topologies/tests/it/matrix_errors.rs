@@ -94,14 +94,14 @@ fn negative_value() {
     .to_string();
     assert!(e.contains("neg3.tsv:1:3:"), "{e}");
     let m = read_matrix(
-        file(&s, "neg4.tsv", b"0 -2\n-1 0\n"),
+        file(&s, "neg4.tsv", b"0 -2 3\n-1 0 -7\n3 -4 0\n"),
         &MatrixOptions {
             missing: Missing::Negative,
             ..Default::default()
         },
     )
     .unwrap();
-    assert_eq!(m.missing_off_diagonal(), 2);
+    assert_eq!(m.missing_off_diagonal(), 4);
 }
 
 #[test]
@@ -419,7 +419,10 @@ fn unreadable_content_names_file_and_line() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("big.tsv:1:3: latency 1e308 is too large"), "{e}");
+    assert!(
+        e.contains("big.tsv:1:3: latency 1e308 is above the largest accepted"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -483,4 +486,49 @@ fn triples_limits_and_duplicates() {
         e.contains("<input>:3:1: duplicate entry for pair (0, 1) (0-based; first given on line 1)"),
         "{e}"
     );
+}
+
+#[test]
+fn latencies_above_a_billion_ms_and_matrices_with_no_measured_pair_are_refused() {
+    let s = crate::scratch("huge-or-empty");
+    // 1e308 ms passed before, and a mean over the matrix became infinite.
+    let e = err_of(&s, "huge.tsv", "0 1e308\n1e308 0\n");
+    assert!(
+        e.contains("huge.tsv:1:3:") && e.contains("largest accepted"),
+        "{e}"
+    );
+    // 2e6 s = 2e9 ms after the unit conversion.
+    let p = file(&s, "secs.tsv", b"0 2e6\n2e6 0\n");
+    let opts = MatrixOptions {
+        unit: TimeUnit::Seconds,
+        ..MatrixOptions::default()
+    };
+    let e = read_matrix(&p, &opts).unwrap_err().to_string();
+    assert!(e.contains("secs.tsv:1:3:"), "{e}");
+    // 1e9 ms itself is accepted.
+    assert!(parse_matrix(&b"0 1e9\n1e9 0\n"[..], None, &MatrixOptions::default()).is_ok());
+    // Every pair missing: square, frames and triples.
+    let nan = MatrixOptions {
+        missing: Missing::Value(-1.0),
+        ..MatrixOptions::default()
+    };
+    let e = parse_matrix(&b"0 -1 -1\n-1 0 -1\n-1 -1 0\n"[..], None, &nan)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("every latency between distinct nodes"), "{e}");
+    let p = file(&s, "frames.tsv", b"0 -1\n-1 0\n0 -1\n-1 0\n");
+    let e = read_frames(&p, None, FrameSelect::Median, &nan)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("every latency between distinct nodes"), "{e}");
+    let t = TripleOptions {
+        n: Some(3),
+        ..TripleOptions::default()
+    };
+    let e = parse_triples(&b"0 0 0\n"[..], None, &t)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("every latency between distinct nodes"), "{e}");
+    // One measured pair is enough.
+    assert!(parse_matrix(&b"0 5 -1\n5 0 -1\n-1 -1 0\n"[..], None, &nan).is_ok());
 }
