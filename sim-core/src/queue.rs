@@ -328,6 +328,11 @@ impl<T: Copy> Run<T> {
         }
         self.buf.push(e);
     }
+    /// Drop every entry.
+    fn clear(&mut self) {
+        self.buf.clear();
+        self.head = 0;
+    }
     #[cold]
     fn compact(&mut self) {
         self.buf.drain(..self.head);
