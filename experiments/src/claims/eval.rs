@@ -7,6 +7,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// Starts the message of an [`EvalError`] whose filter names a value no row of the table
+/// has: in quick results (smaller sweeps) that is a point the quick run leaves out, not a
+/// fault of the ledger.
+pub const ABSENT_VALUE: &str = "a filter value is absent: ";
+
 /// A problem computing a claim (a missing table, column or filter value, a repetition
 /// missing on one side of a ratio, too few repetitions …).
 #[derive(Debug, Clone, PartialEq)]
@@ -328,7 +333,7 @@ fn column(c: &ColumnMetric, ctx: &Ctx<'_>, tables: &mut Tables) -> Result<PerRep
                 seen.dedup();
                 seen.truncate(12);
                 return Err(format!(
-                    "{name}: column `{k}` never equals {} (values: {})",
+                    "{ABSENT_VALUE}{name}: column `{k}` never equals {} (values: {})",
                     show(v),
                     seen.join(", ")
                 ));
