@@ -493,7 +493,14 @@ impl<N: Node> Simulation<N> {
     /// Queue messages another partition sent to nodes of this one (emptying `batch`).
     pub(crate) fn deliver(&mut self, batch: &mut Vec<Outgoing<N::Msg>>) {
         for o in batch.drain(..) {
-            debug_assert!(o.at > self.now.0, "a message arrives inside its window: at {} now {} from {} to {}", o.at, self.now.0, o.from, o.to);
+            debug_assert!(
+                o.at > self.now.0,
+                "a message arrives inside its window: at {} now {} from {} to {}",
+                o.at,
+                self.now.0,
+                o.from,
+                o.to
+            );
             let body = self.sched.bodies.put(o.msg);
             self.sched.queue.push(
                 o.at,

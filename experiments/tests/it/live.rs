@@ -92,7 +92,11 @@ fn a_live_ring_takes_the_simulated_hops() {
         );
         // h forwarding messages and the reply, 4 ms each; a key the issuer owns is answered
         // without a message (0 hops, nothing injected).
-        let messages = if hops == 0.0 && inj == 0.0 { 0.0 } else { hops + 1.0 };
+        let messages = if hops == 0.0 && inj == 0.0 {
+            0.0
+        } else {
+            hops + 1.0
+        };
         assert!((inj - 4.0 * messages).abs() < 1e-6, "{l}");
         assert!(lat >= inj, "{l}");
         rows += 1;
