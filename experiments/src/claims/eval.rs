@@ -8,8 +8,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Starts the message of an [`EvalError`] whose filter names a value no row of the table
-/// has: in quick results (smaller sweeps) that is a point the quick run leaves out, not a
-/// fault of the ledger.
+/// has, or whose trend finds fewer than two points: in quick results (smaller sweeps) that
+/// is a point the quick run leaves out, not a fault of the ledger.
 pub const ABSENT_VALUE: &str = "a filter value is absent: ";
 
 /// A problem computing a claim (a missing table, column or filter value, a repetition
@@ -129,7 +129,7 @@ pub fn evaluate(claim: &Claim, results: &Path, tables: &mut Tables) -> Result<Ou
             let points = distinct_values(metric, over, &ctx, tables).map_err(err)?;
             if points.len() < 2 {
                 return Err(err(format!(
-                    "monotone over `{over}` needs at least two values of it, found {}",
+                    "{ABSENT_VALUE}monotone over `{over}` needs at least two values of it, found {}",
                     points.len()
                 )));
             }

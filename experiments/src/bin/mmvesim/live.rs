@@ -10,7 +10,8 @@ use experiments::runner::{self, RunOptions};
 pub struct LiveArgs {
     /// Scenario file (experiment `dht-lookup` or `colyseus`).
     file: PathBuf,
-    /// Output folder (default: results/live/NAME, or results/live/quick/NAME with --quick).
+    /// Output folder (default: results/live/NAME, or results/quick/live/NAME with --quick,
+    /// beside the quick simulated results, where `mmvesim claims --quick` reads them).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Run the scenario's quick variant (its `[quick]` overrides).
@@ -33,11 +34,13 @@ pub fn live(args: LiveArgs) -> Result<()> {
     let s = super::load(&registry, &args.file, args.quick)?;
     let name = &s.meta().name;
     let out = args.out.unwrap_or_else(|| {
-        let base = PathBuf::from("results").join("live");
         if args.quick {
-            base.join("quick").join(name)
+            PathBuf::from("results")
+                .join("quick")
+                .join("live")
+                .join(name)
         } else {
-            base.join(name)
+            PathBuf::from("results").join("live").join(name)
         }
     });
     let sum = runner::run(
