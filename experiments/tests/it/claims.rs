@@ -241,7 +241,7 @@ fn too_few_repetitions_missing_columns_and_filter_values_are_errors() {
             .find(|r| r.claim.id == "a-at-1")
             .unwrap()
             .status,
-        claims::Status::NotRun
+        Status::NotRun
     ));
     let r = check(
         &LEDGER.replace(
