@@ -251,3 +251,27 @@ fn the_shipped_scenarios_validate_with_their_quick_variants() {
             .unwrap_or_else(|e| panic!("{name} --quick: {e}"));
     }
 }
+
+/// A lease bound at its documented maximum: the error names the key the scenario wrote
+/// (before, it named `lease_max_s`, which the scenario does not set, at another line).
+#[test]
+fn lease_bounds_out_of_order_blame_the_key_written() {
+    let bad = TINY.replace("drain_s = 30.0", "drain_s = 30.0\nlease_min_s = 604800");
+    let e = err(&bad);
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.lease_min_s"), Some(33)),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("must not exceed lease_max_s (600 s)"),
+        "{e}"
+    );
+    let bad = TINY.replace("drain_s = 30.0", "drain_s = 30.0\nlease_max_s = 10");
+    let e = err(&bad);
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.lease_max_s"), Some(33)),
+        "{e}"
+    );
+}

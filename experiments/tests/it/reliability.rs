@@ -218,6 +218,32 @@ fn merge_and_plot_work_from_any_folder_with_shard_manifests() {
         std::fs::read(d.join("full/summary.csv")).unwrap(),
         std::fs::read(d.join("merged/summary.csv")).unwrap()
     );
+    // Merging into another scenario's folder is refused, like `run` refuses it, and
+    // leaves that folder as it was.
+    let other = d.join("other.toml");
+    std::fs::write(
+        &other,
+        "experiment = \"averaging\"\n[params]\nnodes = 50\ncycles = 3\ndegree = 4\n",
+    )
+    .unwrap();
+    runner::run(&*crate::load(&other).unwrap(), &quiet(&d.join("avg"))).unwrap();
+    let before = std::fs::read(d.join("avg/manifest.json")).unwrap();
+    let o = mmvesim()
+        .args(["merge", "../s1", "../s2", "--out", "../avg"])
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success(),
+        "merge into another scenario's folder succeeded"
+    );
+    assert!(e.contains("holds the results of scenario `other`"), "{e}");
+    assert_eq!(std::fs::read(d.join("avg/manifest.json")).unwrap(), before);
+    assert!(
+        !d.join("avg/summary.csv").exists(),
+        "smoke's table was merged in"
+    );
 }
 
 #[test]
@@ -277,4 +303,111 @@ fn error_text_names_the_key_and_the_place() {
     let text = String::from_utf8_lossy(&o.stderr);
     assert_eq!(text.matches("no such file").count(), 1, "{text}");
     assert!(!text.contains("os error"), "{text}");
+}
+
+#[test]
+fn churn_cycles_of_zero_length_are_refused_before_any_work() {
+    // Both constant 0: the churn process alone would fill the queue at one instant.
+    let zero = "experiment = \"smoke\"\n[churn]\nsession_s = { dist = \"constant\", value = 0.0 }\n\
+                downtime_s = { dist = \"constant\", value = 0.0 }\n[params]\nduration_s = 10.0\nnodes = 20\n";
+    let e = err(zero);
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("churn.session_s"), Some(3)),
+        "{e}"
+    );
+    assert!(e.message.contains("at least 0.001 s"), "{e}");
+    // Exponential means of a nanosecond: the same livelock, refused the same way.
+    let tiny = zero.replace(
+        "{ dist = \"constant\", value = 0.0 }",
+        "{ dist = \"exponential\", mean = 1e-9 }",
+    );
+    assert_eq!(err(&tiny).key.as_deref(), Some("churn.session_s"));
+    // A short but real cycle (1 ms on average) is still a legal stress test.
+    let short = zero.replace("value = 0.0 }", "value = 0.0005 }");
+    crate::parse(Path::new("x.toml"), &short).unwrap();
+}
+
+#[test]
+fn negative_access_delays_are_refused_not_clamped() {
+    let text = |access: &str| {
+        format!(
+            "experiment = \"dht-lookup\"\n[topology]\nkind = \"waxman\"\nnodes = 100\nhosts = 200\naccess_ms = {access}\n"
+        )
+    };
+    for access in [
+        "{ dist = \"constant\", value = -5.0 }",
+        "{ dist = \"normal\", mean = 5.0, std_dev = 1.0 }",
+        "{ dist = \"uniform\", low = -1.0, high = 9.0 }",
+    ] {
+        let e = err(&text(access));
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("topology.access_ms"), Some(6)),
+            "{access}: {e}"
+        );
+        assert!(e.message.contains("negative"), "{e}");
+    }
+    for access in [
+        "{ dist = \"constant\", value = 0.0 }",
+        "{ dist = \"exponential\", mean = 5.0 }",
+        "{ dist = \"uniform\", low = 0.0, high = 9.0 }",
+    ] {
+        crate::parse(Path::new("x.toml"), &text(access)).unwrap();
+    }
+}
+
+#[test]
+fn partitions_without_router_latencies_are_refused_at_validation() {
+    let base = "experiment = \"dht-churn\"\n[topology]\nkind = \"waxman\"\nnodes = 30\nhosts = 150\n\
+                [churn]\nsession_s = { dist = \"exponential\", mean = 60.0 }\n\
+                downtime_s = { dist = \"exponential\", mean = 30.0 }\n[params]\nduration_s = 60.0\npartitions = 2\n";
+    // The hosts are there, but a constant latency gives no lookahead between partitions:
+    // before, validate said ok and the run failed with "needs end hosts behind routers".
+    let e = err(&base.replace(
+        "[params]",
+        "[network]\nlatency = \"constant\"\nconstant_ms = 10.0\n[params]",
+    ));
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.partitions"), Some(14)),
+        "{e}"
+    );
+    assert!(e.message.contains("routers' latencies"), "{e}");
+    // More partitions than hosts.
+    let e = err(&base
+        .replace("hosts = 150", "hosts = 3")
+        .replace("partitions = 2", "partitions = 4"));
+    assert_eq!(e.key.as_deref(), Some("params.partitions"), "{e}");
+    assert!(e.message.contains("only 3 end hosts"), "{e}");
+    crate::parse(Path::new("x.toml"), base).unwrap();
+}
+
+#[test]
+fn timelines_topologies_too_small_for_the_session_are_refused_at_validation() {
+    // Before, validate said ok and every job failed with "the session needs 11 nodes".
+    for (exp, clients) in [
+        ("timelines-dead-reckoning", "clients = 10\n"),
+        ("timelines-clock-sync", "clients = 10\n"),
+        ("timelines-local-lag", "clients = 10\n"),
+        ("timelines-smooth-corrections", "clients = 10\n"),
+        ("timelines-send-suppression", "clients = 10\n"),
+        ("timelines-perception-filter", ""),
+        ("timelines-remote-lag", ""),
+    ] {
+        let e = err(&format!(
+            "experiment = \"{exp}\"\n[topology]\nkind = \"waxman\"\nnodes = 2\nm = 1\n[params]\n{clients}"
+        ));
+        assert_eq!(
+            (e.key.as_deref(), e.line),
+            (Some("topology.nodes"), Some(4)),
+            "{exp}: {e}"
+        );
+        assert!(e.message.contains("the session needs"), "{exp}: {e}");
+    }
+    crate::parse(
+        Path::new("x.toml"),
+        "experiment = \"timelines-dead-reckoning\"\n[topology]\nkind = \"waxman\"\nnodes = 11\n[params]\nclients = 10\n",
+    )
+    .unwrap();
 }

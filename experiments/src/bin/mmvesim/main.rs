@@ -475,6 +475,18 @@ fn real_main(cli: Cli) -> Result<()> {
             let mut manifest = manifest;
             manifest.merged_from = dirs.iter().map(|d| d.display().to_string()).collect();
             let _lock = runner::FolderLock::acquire(&out)?;
+            // Like `run`: never merge into a folder holding another scenario's results.
+            if let Ok(old) = Manifest::read(&out)
+                && (old.scenario != manifest.scenario || old.experiment != manifest.experiment)
+            {
+                bail!(
+                    "{} holds the results of scenario `{}` (experiment `{}`), not `{}`: merge into another --out",
+                    out.display(),
+                    old.scenario,
+                    old.experiment,
+                    manifest.scenario
+                );
+            }
             let written = runner::merge_into(&dirs, &out, manifest, false, true)?;
             for w in written {
                 println!("wrote {}", w.display());

@@ -362,6 +362,26 @@ impl Experiment for DhtChurn {
                 "more than one partition needs end hosts behind routers (`[topology] hosts = N`)",
             ));
         }
+        if p.partitions > 1
+            && settings.network.latency != crate::scenario::tables::LatencyKind::Topology
+        {
+            return Err(KeyError::new(
+                "params.partitions",
+                "more than one partition needs the routers' latencies (`network.latency = \"topology\"`, the default): the partitions are cut along the routers, and the least latency between them is how far one may run ahead of another",
+            ));
+        }
+        if p.partitions > 1
+            && let Some(h) = &settings.hosts
+            && p.partitions > h.hosts
+        {
+            return Err(KeyError::new(
+                "params.partitions",
+                format!(
+                    "is {} but there are only {} end hosts",
+                    p.partitions, h.hosts
+                ),
+            ));
+        }
         Ok(())
     }
 

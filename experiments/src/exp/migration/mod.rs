@@ -401,12 +401,23 @@ impl Experiment for MigrationLoop {
                 (n / p.continents.len()).max(1) as f64,
             )?;
         }
-        in_range(
-            "params.lease_max_s",
-            p.lease_max_s,
-            p.lease_min_s,
-            604_800.0,
-        )?;
+        in_range("params.lease_max_s", p.lease_max_s, 0.001, 604_800.0)?;
+        if p.lease_min_s > p.lease_max_s {
+            // Blame the bound the scenario changed (the other keeps its default), so the
+            // error points at a line the scenario has.
+            let key = if p.lease_max_s == Params::default().lease_max_s {
+                "params.lease_min_s"
+            } else {
+                "params.lease_max_s"
+            };
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "lease_min_s ({} s) must not exceed lease_max_s ({} s)",
+                    p.lease_min_s, p.lease_max_s
+                ),
+            ));
+        }
         if p.config().leases.enabled() {
             let min = match p.name_service {
                 NameService::AdaptiveLeases => p.lease_min_s,

@@ -128,7 +128,8 @@ impl Experiment for ClockSync {
         churn: Use::Unused,
     };
 
-    fn check(&self, p: &Params, _: &Settings) -> Result<(), KeyError> {
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        common::CommonParams::check_room(settings, p.clients)?;
         p.common().check()?;
         if p.clock_interval_s <= 0.0 {
             return Err(KeyError::new(

@@ -288,6 +288,27 @@ impl CommonParams {
         Ok(())
     }
 
+    /// Checks that the topology (or its end hosts) has room for the router and `clients`
+    /// clients, before any job runs (a BRITE file's size is only known when read: the job
+    /// checks that one).
+    pub fn check_room(settings: &Settings, clients: usize) -> Result<(), KeyError> {
+        let n = crate::exp::dht::node_count(settings, clients + 1);
+        if n <= clients {
+            return Err(KeyError::new(
+                if settings.hosts.is_some() {
+                    "topology.hosts"
+                } else {
+                    "topology.nodes"
+                },
+                format!(
+                    "is {n}, but the session needs {} nodes (the router and {clients} clients)",
+                    clients + 1
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The router's configuration.
     pub fn router_config(&self) -> RouterConfig {
         RouterConfig {

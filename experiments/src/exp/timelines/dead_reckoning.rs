@@ -186,6 +186,7 @@ impl Experiment for DeadReckoning {
     };
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        common::CommonParams::check_room(settings, p.clients)?;
         p.common().check()?;
         if p.partitions > 1 {
             if p.pair_table {

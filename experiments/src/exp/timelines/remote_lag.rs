@@ -326,7 +326,8 @@ impl Experiment for RemoteLagExp {
         churn: Use::Unused,
     };
 
-    fn check(&self, p: &Params, _: &Settings) -> Result<(), KeyError> {
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        common::CommonParams::check_room(settings, 2)?;
         p.common().check()
     }
 

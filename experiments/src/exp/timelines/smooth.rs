@@ -71,7 +71,8 @@ impl Experiment for SmoothCorrections {
         churn: Use::Unused,
     };
 
-    fn check(&self, p: &Params, _: &Settings) -> Result<(), KeyError> {
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        common::CommonParams::check_room(settings, p.clients)?;
         p.common().check()
     }
 

@@ -54,7 +54,8 @@ impl Experiment for SendSuppression {
         churn: Use::Unused,
     };
 
-    fn check(&self, p: &Params, _: &Settings) -> Result<(), KeyError> {
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        common::CommonParams::check_room(settings, p.clients)?;
         p.common().check()
     }
 

@@ -5,6 +5,11 @@ use crate::scenario::error::{KeyError, in_range};
 use serde::Deserialize;
 use sim_core::{ChurnAction, Dist, Sampler, SimTime};
 
+/// The shortest mean churn cycle (session plus downtime, seconds) a scenario may ask for:
+/// 1 ms, a thousand departures and rejoins per node and simulated second, far beyond any
+/// measured churn (sessions of minutes to hours), yet short enough for stress tests.
+pub const MIN_CYCLE_S: f64 = 1e-3;
+
 /// `[churn]` as written.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -68,6 +73,21 @@ impl RawChurn {
             (Some(s), Some(d)) => {
                 let ss = check(&s, "churn.session_s")?;
                 let ds = check(&d, "churn.downtime_s")?;
+                // A node's cycle (a session, then a downtime) must take simulated time: with
+                // both near zero the churn process alone fills the event queue at one instant
+                // and the clock never advances.
+                if let (Some(ms), Some(md)) = (s.mean(), d.mean())
+                    && ms + md < MIN_CYCLE_S
+                {
+                    return Err(KeyError::new(
+                        "churn.session_s",
+                        format!(
+                            "session_s and downtime_s average {} s together: a node would leave and rejoin more than {} times per simulated second (at 0 s the clock never advances); the mean session plus the mean downtime must be at least {MIN_CYCLE_S} s",
+                            ms + md,
+                            1.0 / MIN_CYCLE_S
+                        ),
+                    ));
+                }
                 Some((s, d, ss, ds))
             }
             (Some(_), None) => {

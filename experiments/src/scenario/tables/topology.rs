@@ -399,6 +399,17 @@ impl RawTopology {
         let access_ms = match access {
             Some(d) => {
                 super::dist::check(d, "topology.access_ms")?;
+                // A delay below zero would make a host-to-host latency shorter than its
+                // routers' path (and clamp some pairs at 0): refused, not silently clamped.
+                let low = d.support_min();
+                if low < 0.0 {
+                    return Err(KeyError::new(
+                        "topology.access_ms",
+                        format!(
+                            "can draw negative delays (its draws start at {low} ms); an access link's delay is at least 0 ms: use a distribution on [0, inf), e.g. exponential, gamma, log-normal or a uniform with low >= 0"
+                        ),
+                    ));
+                }
                 d.clone()
             }
             None => Dist::Constant { value: 0.0 },
