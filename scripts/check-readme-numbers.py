@@ -356,18 +356,19 @@ def ablation_blocks(res, out):
         out.block("spd-ablation-stretch", ["(results/spd-ablation-stretch missing: skipped)"], False)
     kb = read(res, "spd-ablation-kbest", "results")
     if kb is not None:
-        lines = ["| k_best_k | networks | f | k-best-p2p | spdp2p-h | zizo | position |", "|---|---|---|---|---|---|---|"]
-        for arm in ["servers-used", "contact-servers"]:
-            rs = [r for r in kb if r["params.k_best_k"] == arm]
+        lines = ["| k_best_from | k_best_k | networks | f | k-best-p2p | spdp2p-h | zizo | position |", "|---|---|---|---|---|---|---|---|"]
+        arms = [(src, k) for src in ["spdcs-h", "own"] for k in ["servers-used", "contact-servers"]]
+        for src, k in arms:
+            rs = [r for r in kb if r["params.k_best_from"] == src and r["params.k_best_k"] == k]
             for label, flt in [("25 servers", {"servers": "25"}), ("all 450", {})]:
-                lines.append(f"| {arm} " + position_line(rs, label, "1.3", flt, rs))
-        for arm in ["servers-used", "contact-servers"]:
-            rs = [r for r in kb if r["params.k_best_k"] == arm and r["f"] == "1.3"]
+                lines.append(f"| {src} | {k} " + position_line(rs, label, "1.3", flt, rs))
+        for src, k in arms:
+            rs = [r for r in kb if r["params.k_best_from"] == src and r["params.k_best_k"] == k and r["f"] == "1.3"]
             for algo, h in [("k-best-cs", "spdcs-h"), ("k-best-p2p", "spdp2p-h")]:
                 ran = [r for r in sel(rs, algo=algo) if r["status"] == "ok"]
                 feas = [r for r in ran if r["feasible"] == "true"]
                 lines.append(
-                    f"| {arm} | {algo}: ran {len(ran)}/{len(sel(rs, algo=algo))}, feasible {len(feas)}, "
+                    f"| {src} | {k} | {algo}: ran {len(ran)}/{len(sel(rs, algo=algo))}, feasible {len(feas)}, "
                     f"servers {fmt(mean(float(r['servers_used']) for r in feas), 2)} vs {h} "
                     f"{fmt(mean(float(r['servers_used']) for r in sel(rs, algo=h)), 2)} | | | | | |"
                 )
