@@ -8,6 +8,7 @@
 // per [[claim]] of results/<paper>/claims.toml (counted here from the ledger file, not
 // from the page), and each scenario section has one inline figure per plot its
 // manifest.json lists. Saves a full-page screenshot of each page at 1280 and 390 px wide.
+// ONLY=<paper> checks that paper's page alone (scripts/report-check-selftest.sh uses it).
 // Needs playwright-core (npm) and Chromium (CHROMIUM, default /usr/bin/chromium).
 // Exits 1 naming every failed check.
 import fs from "node:fs";
@@ -92,8 +93,13 @@ async function check(file, name, expect) {
   }
 }
 
-await check(path.join(results, "index.html"), "index", null);
-for (const p of papers) {
+const only = process.env.ONLY;
+if (only && !papers.includes(only)) {
+  console.error(`ONLY=${only}: no ledger ${path.join(ledgers, only, "claims.toml")}`);
+  process.exit(2);
+}
+if (!only) await check(path.join(results, "index.html"), "index", null);
+for (const p of only ? [only] : papers) {
   const f = path.join(results, p, "index.html");
   if (!fs.existsSync(f)) {
     fail(`${p}: no page ${f}`);
@@ -106,4 +112,4 @@ if (failures.length) {
   console.error(`report-check: ${failures.length} failure(s)`);
   process.exit(1);
 }
-console.log(`report-check: ${papers.length + 1} pages ok; screenshots in ${shots}`);
+console.log(`report-check: ${only ? 1 : papers.length + 1} pages ok; screenshots in ${shots}`);
