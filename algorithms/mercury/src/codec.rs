@@ -244,9 +244,15 @@ impl<'a> Reader<'a> {
     /// A big-endian `f32`, widened.
     ///
     /// # Errors
-    /// [`DecodeError::Truncated`].
+    /// [`DecodeError::Truncated`], or [`DecodeError::Invalid`] for a signalling NaN: the
+    /// encoder never writes one (narrowing an `f64` yields quiet NaNs), and widening it
+    /// would quiet it, so the message would not re-encode to the bytes received.
     pub fn f32(&mut self) -> Result<f64, DecodeError> {
-        Ok(f64::from(f32::from_be_bytes(self.array()?)))
+        let v = f32::from_be_bytes(self.array()?);
+        if v.is_nan() && v.to_bits() & 0x0040_0000 == 0 {
+            return Err(DecodeError::Invalid("signalling NaN"));
+        }
+        Ok(f64::from(v))
     }
     /// A flag byte (0 or 1).
     ///

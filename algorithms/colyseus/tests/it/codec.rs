@@ -204,3 +204,22 @@ fn every_kind_and_malformed_input() {
         }
     );
 }
+
+/// The input proptest found: a coordinate that is a signalling NaN. Widening it to `f64`
+/// quiets it, so it re-encoded to other bytes; the decoder now refuses it, while a quiet
+/// NaN (which the encoder can write) still round-trips byte for byte.
+#[test]
+fn signalling_nan_coordinates_are_refused() {
+    let mut bytes = vec![0u8; 21];
+    bytes[0] = 115;
+    bytes[17..].copy_from_slice(&[127, 128, 0, 1]);
+    assert_eq!(
+        decode(&bytes).map(|_| ()),
+        Err(DecodeError::Invalid("signalling NaN"))
+    );
+    bytes[18] = 192;
+    let (m, state) = decode(&bytes).expect("a quiet NaN decodes");
+    let mut b = Vec::new();
+    encode_with_state(&m, state, &mut b).unwrap();
+    assert_eq!(b, bytes);
+}
