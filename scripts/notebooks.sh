@@ -60,8 +60,10 @@ export MMVESIM_RESULTS=$results
 # The kernel's inline backend embeds every figure in the executed notebook (a
 # non-interactive backend such as Agg would draw nothing into it).
 unset MPLBACKEND
-failed=()
-for nb in "${notebooks[@]}"; do
+# One notebook: execute it, count its embedded figures, export it to HTML. Prints one
+# line; returns non-zero on failure (its log is in $out/NAME.log).
+run_one() {
+    local nb=$1 start name images
     start=$(date +%s)
     name=$(basename "$nb" .ipynb)
     if "$venv/bin/jupyter" nbconvert --to notebook --execute --output-dir "$out" \
@@ -76,13 +78,31 @@ print(sum(1 for c in nb["cells"] if c["cell_type"] == "code"
             echo "notebooks: ok     $nb ($(($(date +%s) - start)) s, $images figure(s) embedded)"
         else
             echo "notebooks: FAILED $nb: it ran but embedded no figure (missing results?)" >&2
-            failed+=("$nb")
+            return 1
         fi
     else
         echo "notebooks: FAILED $nb ($(($(date +%s) - start)) s); its output:" >&2
-        tail -n 40 "$out/$(basename "$nb").log" >&2
-        failed+=("$nb")
+        tail -n 40 "$out/$name.log" >&2
+        return 1
     fi
+}
+# Two notebooks at a time (JOBS=N for another count): each is one kernel, mostly waiting on
+# start-up and plotting.
+jobs_max=${JOBS:-2}
+failed=()
+for nb in "${notebooks[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+        wait -n || true
+    done
+    (
+        rc=0
+        run_one "$nb" || rc=$?
+        echo "$rc" >"$out/$(basename "$nb" .ipynb).status"
+    ) &
+done
+wait
+for nb in "${notebooks[@]}"; do
+    [ "$(cat "$out/$(basename "$nb" .ipynb).status" 2>/dev/null)" = 0 ] || failed+=("$nb")
 done
 echo "notebooks: executed copies in $out, HTML in $html_out"
 if [ ${#failed[@]} -gt 0 ]; then
