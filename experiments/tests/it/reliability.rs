@@ -411,3 +411,54 @@ fn timelines_topologies_too_small_for_the_session_are_refused_at_validation() {
     )
     .unwrap();
 }
+
+#[test]
+fn an_empty_churn_table_in_dht_churn_is_refused() {
+    // dht-churn "needs a [churn] table"; an empty one used to run with no churn at all.
+    let e = err(
+        "experiment = \"dht-churn\"\n[topology]\nkind = \"waxman\"\nnodes = 30\n[churn]\n[params]\nduration_s = 60.0\n",
+    );
+    assert_eq!((e.key.as_deref(), e.line), (Some("churn"), Some(5)), "{e}");
+    assert!(e.message.contains("is empty"), "{e}");
+}
+
+#[test]
+fn delays_above_the_largest_allowed_are_refused() {
+    // constant_ms was capped at 1e9 ms, a jitter mean of 1e300 ms was accepted.
+    let e = err(
+        "experiment = \"smoke\"\n[network]\njitter_ms = { dist = \"exponential\", mean = 1e300 }\n[params]\nduration_s = 10.0\nnodes = 20\n",
+    );
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("network.jitter_ms"), Some(3)),
+        "{e}"
+    );
+    let e = err(
+        "experiment = \"dht-lookup\"\n[topology]\nkind = \"waxman\"\nnodes = 100\nhosts = 200\naccess_ms = { dist = \"constant\", value = 2e9 }\n",
+    );
+    assert_eq!(e.key.as_deref(), Some("topology.access_ms"), "{e}");
+    // A heavy tail without a finite mean is still a legal jitter.
+    crate::parse(
+        Path::new("x.toml"),
+        "experiment = \"smoke\"\n[network]\njitter_ms = { dist = \"pareto\", scale = 1.0, shape = 0.9 }\n[params]\nduration_s = 10.0\nnodes = 20\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn zero_worker_threads_are_refused() {
+    for verb in ["run", "sweep", "reproduce"] {
+        let mut args = vec![verb, "--jobs", "0"];
+        if verb != "reproduce" {
+            args.push("scenarios/smoke.toml");
+        }
+        let o = mmvesim()
+            .args(&args)
+            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(e.contains("--jobs"), "{args:?}: {e}");
+    }
+}

@@ -156,7 +156,7 @@ enum Cmd {
         #[arg(long, default_value = "scenarios")]
         dir: PathBuf,
         /// Worker threads.
-        #[arg(long)]
+        #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
         /// Only scenarios whose file name contains this text.
         #[arg(long)]
@@ -170,6 +170,15 @@ enum Cmd {
     },
 }
 
+/// `--jobs N`: a number of worker threads, at least 1.
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (the number of worker threads)".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The options `run` and `sweep` share.
 #[derive(clap::Args, Debug)]
 struct RunFlags {
@@ -177,7 +186,7 @@ struct RunFlags {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_jobs)]
     jobs: Option<usize>,
     /// Do not draw plots.
     #[arg(long)]

@@ -356,6 +356,13 @@ impl Experiment for DhtChurn {
         check_memory(n, "params.nodes")?;
         in_range("params.sample_s", p.sample_s, 0.1, p.duration_s)?;
         in_range("params.partitions", p.partitions as f64, 1.0, 64.0)?;
+        let c = &settings.churn;
+        if c.sessions.is_none() && c.events.is_empty() && c.initially_down.is_empty() {
+            return Err(KeyError::new(
+                "churn",
+                "is empty: dht-churn needs session churn (`session_s` and `downtime_s`), scheduled `events` or `initially_down`",
+            ));
+        }
         if p.partitions > 1 && settings.hosts.is_none() {
             return Err(KeyError::new(
                 "params.partitions",

@@ -8,3 +8,15 @@ use sim_core::{Dist, Sampler};
 pub fn check(d: &Dist, path: &str) -> Result<Sampler, KeyError> {
     d.sampler().map_err(|e| KeyError::new(path, e.0))
 }
+
+/// Refuse a distribution whose mean exceeds `max` (a distribution without a finite mean,
+/// such as a Pareto with shape <= 1, is accepted: its draws are finite).
+pub fn mean_at_most(d: &Dist, path: &str, max: f64) -> Result<(), KeyError> {
+    match d.mean() {
+        Some(m) if m > max => Err(KeyError::new(
+            path,
+            format!("its mean is {m}, above the largest allowed, {max}"),
+        )),
+        _ => Ok(()),
+    }
+}

@@ -19,6 +19,11 @@ pub enum LatencyKind {
     Constant,
 }
 
+/// The largest delay a scenario may set, ms (about 11.6 days): `constant_ms`, and the mean
+/// of `jitter_ms` and of `topology.access_ms`. Larger values are typos, and overflow the
+/// nanosecond clock's sums.
+pub const MAX_DELAY_MS: f64 = 1e9;
+
 /// `[network]` as written.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -99,11 +104,15 @@ impl RawNetwork {
             }
             _ => {}
         }
-        in_range("network.constant_ms", self.constant_ms, 0.0, 1e9)?;
+        in_range("network.constant_ms", self.constant_ms, 0.0, MAX_DELAY_MS)?;
         let jitter = self
             .jitter_ms
             .as_ref()
-            .map(|j| super::dist::check(j, "network.jitter_ms"))
+            .map(|j| {
+                let sampler = super::dist::check(j, "network.jitter_ms")?;
+                super::dist::mean_at_most(j, "network.jitter_ms", MAX_DELAY_MS)?;
+                Ok::<_, KeyError>(sampler)
+            })
             .transpose()?;
         in_range("network.loss", self.loss, 0.0, 1.0)?;
         let uplink_bps = self

@@ -399,6 +399,7 @@ impl RawTopology {
         let access_ms = match access {
             Some(d) => {
                 super::dist::check(d, "topology.access_ms")?;
+                super::dist::mean_at_most(d, "topology.access_ms", super::network::MAX_DELAY_MS)?;
                 // A delay below zero would make a host-to-host latency shorter than its
                 // routers' path (and clamp some pairs at 0): refused, not silently clamped.
                 let low = d.support_min();
