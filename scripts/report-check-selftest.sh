@@ -17,20 +17,22 @@ page=$results/$paper/index.html
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/report-selftest.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# damage KIND OPEN CLOSE EXPECT: copy the results, cut the first OPEN ... CLOSE element out
-# of the paper's page, and require the check to fail with a message containing EXPECT.
+# damage KIND TAG ATTR EXPECT: copy the results, cut the first <TAG ...> element carrying the
+# attribute ATTR out of the paper's page, and require the check to fail with a message
+# containing EXPECT.
 damage() {
-    local kind=$1 open=$2 close=$3 expect=$4 dir=$tmp/$1 rc=0
+    local kind=$1 tag=$2 attr=$3 expect=$4 dir=$tmp/${1// /-} rc=0
     cp -r "$results" "$dir"
-    python3 - "$dir/$paper/index.html" "$open" "$close" <<'PY'
+    python3 - "$dir/$paper/index.html" "$tag" "$attr" <<'PY'
 import sys
-path, open_, close = sys.argv[1:]
+path, tag, attr = sys.argv[1:]
 s = open(path, encoding="utf-8").read()
-i = s.find(open_)
-if i < 0:
-    sys.exit(f"report-check-selftest: {path} has no {open_!r} to remove")
-j = s.index(close, i) + len(close)
-open(path, "w", encoding="utf-8").write(s[:i] + s[j:])
+i = s.find(f" {attr}=")
+start = s.rfind(f"<{tag}", 0, i) if i >= 0 else -1
+if start < 0:
+    sys.exit(f"report-check-selftest: {path} has no <{tag} {attr}=...> to remove")
+end = s.index(f"</{tag}>", i) + len(f"</{tag}>")
+open(path, "w", encoding="utf-8").write(s[:start] + s[end:])
 PY
     ONLY=$paper node "$root/scripts/report-check.mjs" "$dir" "$ledgers" "$tmp/shots" >"$tmp/$kind.log" 2>&1 || rc=$?
     if [ "$rc" = 1 ] && grep -q -- "$expect" "$tmp/$kind.log"; then
@@ -41,5 +43,5 @@ PY
         exit 1
     fi
 }
-damage "claim row" "<tr data-claim" "</tr>" "claim rows, the ledger has"
-damage "plot" "<figure data-plot" "</figure>" "plots, its manifest lists"
+damage "claim row" tr data-claim "claim rows, the ledger has"
+damage "plot" figure data-plot "plots, its manifest lists"
