@@ -60,7 +60,7 @@ async function check(file, name, expect) {
     page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("requestfailed", (r) => errors.push("request failed: " + r.url()));
-    const resp = await page.goto(url, { waitUntil: "load" });
+    const resp = await page.goto(url, { waitUntil: "load", timeout: 120000 });
     if (!resp || !resp.ok()) fail(`${name}: did not load (${url})`);
     for (const e of errors) fail(`${name} @${width}px: console: ${e}`);
     const broken = await page.$$eval("img", (imgs) =>
@@ -73,7 +73,7 @@ async function check(file, name, expect) {
       const sections = await page.$$eval("article[id^=scenario-]", (as) =>
         as.map((a) => ({
           scenario: a.id.slice("scenario-".length),
-          figures: a.querySelectorAll("figure[data-plot] svg").length,
+          figures: [...a.querySelectorAll("figure[data-plot]")].filter((f) => f.querySelector("svg, img")).length,
         })),
       );
       for (const s of sections) {

@@ -3,7 +3,8 @@
 //! [`write()`] renders `index.html` (every paper: claim counts by verdict, time of the last
 //! run, links) and `<paper>/index.html` per ledger: one row per claim (source, the paper's
 //! value, ours ± 95 % CI, n, verdict, cause, a link to each ablation claim), then, per
-//! scenario the claims read, its plots inline as SVG beside the claims they support, the
+//! scenario the claims read, its plots inline as SVG beside the claims they support (a plot
+//! whose SVG exceeds 2 MB is shown from its PNG in the results folder instead), the
 //! scenario file as run and its provenance (commit, version, seeds, repetitions, run time,
 //! and every CSV's SHA-256 against the hashes the README or the golden file records).
 //!
@@ -76,7 +77,7 @@ tr:target { outline: 2px solid #0b5cad; }
 .figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(460px, 1fr)); gap: 10px; }
 @media (max-width: 600px) { .figs { grid-template-columns: 1fr; } }
 figure { margin: 0; border: 1px solid var(--line); padding: 6px; break-inside: avoid; }
-figure svg { width: 100%; height: auto; display: block; }
+figure svg, figure img { width: 100%; height: auto; display: block; }
 figcaption { color: var(--muted); font-size: 0.88em; }
 details { margin: 8px 0; } summary { cursor: pointer; color: var(--muted); }
 pre { background: var(--head); padding: 8px; overflow-x: auto; font-size: 0.85em; }
@@ -168,6 +169,11 @@ fn sha256_file(p: &Path) -> Result<String> {
     }
     Ok(s)
 }
+
+/// The largest SVG plot a page carries inline, bytes; a larger one (a scatter of every node
+/// pair, tens of MB) is shown from its PNG beside it, which the page links (the results
+/// folder then travels with the page).
+const INLINE_SVG_MAX: u64 = 2_000_000;
 
 /// An SVG file made fit to inline: the XML declaration dropped.
 fn inline_svg(text: &str) -> String {
@@ -376,6 +382,25 @@ pub fn write(opts: &ReportOptions) -> Result<Written> {
             body.push_str("<div class=\"figs\">");
             for p in &m.plots {
                 let svg = info.dir.join("plots").join(format!("{}.svg", p.name));
+                let png = info.dir.join("plots").join(format!("{}.png", p.name));
+                let big = std::fs::metadata(&svg).is_ok_and(|m| m.len() > INLINE_SVG_MAX);
+                if big && png.is_file() {
+                    // A scatter of every node pair over many days is tens of MB of SVG: the
+                    // page links the plot's PNG beside it instead of carrying it.
+                    let _ = write!(
+                        body,
+                        "<figure data-plot=\"{s}/{n}\"><img src=\"../{s}/plots/{n}.png\" alt=\"{title}\">\
+                         <figcaption>{title} (<code>{s}/plots/{n}.png</code>; the SVG, {mb:.0} MB, is too large to inline; \
+                         from <code>{t}.csv</code>)</figcaption></figure>",
+                        s = esc(s),
+                        n = esc(&p.name),
+                        title = esc(&p.title),
+                        mb = std::fs::metadata(&svg).map_or(0.0, |m| m.len() as f64 / 1e6),
+                        t = esc(&p.table)
+                    );
+                    nplots += 1;
+                    continue;
+                }
                 match std::fs::read_to_string(&svg) {
                     Ok(text) => {
                         let _ = write!(
