@@ -98,13 +98,17 @@ pub fn check(
                 .filter(|s| !opts.results.join(s).join("manifest.json").is_file())
                 .collect();
             if !missing.is_empty() {
+                // A live run's results (`live/NAME`) come from `mmvesim live`, not `run`.
+                let (verb, file) = match missing[0].strip_prefix("live/") {
+                    Some(name) => ("live", name),
+                    None => ("run", missing[0].as_str()),
+                };
                 let msg = format!(
-                    "claim `{}`: no results for scenario {} under {} (run it first: mmvesim run{} scenarios/{}.toml)",
+                    "claim `{}`: no results for scenario {} under {} (run it first: mmvesim {verb}{} scenarios/{file}.toml)",
                     c.id,
                     missing.join(", "),
                     opts.results.display(),
                     if opts.quick { " --quick" } else { "" },
-                    missing[0]
                 );
                 if opts.skip_missing {
                     Status::NotRun
