@@ -41,6 +41,19 @@ pub trait Experiment: Send + Sync + 'static {
         Ok(())
     }
 
+    /// Checks that need a repetition's random inputs, such as its generated topology, with
+    /// the repetition's seed `seed`. Runs for every point × repetition before any job, so
+    /// keep it cheap next to a job; the default checks nothing.
+    fn check_repetition(
+        &self,
+        params: &Self::Params,
+        settings: &Settings,
+        seed: u64,
+    ) -> Result<(), KeyError> {
+        let _ = (params, settings, seed);
+        Ok(())
+    }
+
     /// Run one job.
     fn run(&self, job: &Job<'_, Self::Params>) -> anyhow::Result<Vec<Table>>;
 
@@ -188,6 +201,14 @@ impl<E: Experiment> Schema for SchemaOf<E> {
     }
     fn check(&self, params: &E::Params, settings: &Settings) -> Result<(), KeyError> {
         self.0.check(params, settings)
+    }
+    fn check_repetition(
+        &self,
+        params: &E::Params,
+        settings: &Settings,
+        seed: u64,
+    ) -> Result<(), KeyError> {
+        self.0.check_repetition(params, settings, seed)
     }
 }
 

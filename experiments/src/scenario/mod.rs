@@ -39,6 +39,17 @@ pub trait Schema {
     fn tables(&self) -> Tables;
     /// Checks that involve several keys (one key's range belongs in its declaration).
     fn check(&self, params: &Self::Params, settings: &Settings) -> Result<(), KeyError>;
+    /// Checks that need a repetition's random inputs (its topology), with the
+    /// repetition's seed `seed`; the default checks nothing.
+    fn check_repetition(
+        &self,
+        params: &Self::Params,
+        settings: &Settings,
+        seed: u64,
+    ) -> Result<(), KeyError> {
+        let _ = (params, settings, seed);
+        Ok(())
+    }
 }
 
 /// The top level of a scenario file exactly as written (before validation).
@@ -336,6 +347,26 @@ impl Header {
                 located
             })?;
             let (settings, params) = point;
+            for rep in 0..raw.repetitions {
+                let seed = sim_core::rng::repetition_seed(raw.seed, u64::from(rep));
+                schema
+                    .check_repetition(&params, &settings, seed)
+                    .map_err(|e| {
+                        let mut located = src.locate(e.clone());
+                        let shown: Vec<String> =
+                            values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                        located.message = if shown.is_empty() {
+                            format!("{} (in repetition {rep})", e.message)
+                        } else {
+                            format!(
+                                "{} (in repetition {rep} at sweep point {})",
+                                e.message,
+                                shown.join(", ")
+                            )
+                        };
+                        located
+                    })?;
+            }
             points.push(Point {
                 index,
                 values,

@@ -9,7 +9,8 @@
 //! `length(min = ..)` for lists) the allowed ranges. [`parse`] deserializes a point's
 //! `[params]` and checks every range; [`describe`] lists the keys for
 //! `mmvesim describe` and scenarios/README.md. Non-finite numbers (`nan`, `inf`) are
-//! rejected unless a field is marked `extend("x-nonfinite" = true)`.
+//! rejected unless a field is marked `extend("x-nonfinite" = true)`; a list that repeats
+//! an entry is rejected unless it is marked `extend("x-repeats-ok" = true)`.
 
 use super::error::{KeyError, from_value};
 use schemars::JsonSchema;
@@ -191,6 +192,23 @@ fn check_value(
                     path: path.clone(),
                     message: format!("needs at least {min} value(s), got {}", items.len()),
                 });
+            }
+            // A repeated entry repeats work and output rows (or series) without adding
+            // anything: refused unless the declaration says repeats mean something.
+            if s.get("x-repeats-ok").and_then(Json::as_bool) != Some(true) {
+                for (i, item) in items.iter().enumerate() {
+                    if let Some(j) = items[..i].iter().position(|x| x == item) {
+                        let mut at = path.clone();
+                        at.push(i.to_string());
+                        return Err(KeyError {
+                            path: at,
+                            message: format!(
+                                "repeats entry {j} ({}); each value may appear once",
+                                item.to_string().trim()
+                            ),
+                        });
+                    }
+                }
             }
             if let Some(item_schema) = s.get("items") {
                 for (i, item) in items.iter().enumerate() {

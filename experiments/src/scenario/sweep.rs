@@ -30,6 +30,15 @@ pub fn axes(sweep: &toml::Table, file: &toml::Table) -> Result<Vec<SweepAxis>, K
             )));
         }
         let values = sweep_values(v).map_err(err)?;
+        // A repeated value repeats every job of its points and draws one curve twice.
+        for (i, x) in values.iter().enumerate() {
+            if let Some(j) = values[..i].iter().position(|y| y == x) {
+                return Err(err(format!(
+                    "value {i} ({}) repeats value {j}; each value may appear once",
+                    x.to_string().trim()
+                )));
+            }
+        }
         axes.push(SweepAxis {
             key: key.clone(),
             values,

@@ -462,3 +462,72 @@ fn zero_worker_threads_are_refused() {
         assert!(e.contains("--jobs"), "{args:?}: {e}");
     }
 }
+
+/// A small `migration` scenario on a 25-node Waxman topology (continents: west-east strips).
+fn migration_on_25_nodes(extra_topology: &str, params: &str) -> String {
+    format!(
+        "experiment = \"migration\"\nrepetitions = 2\n[topology]\nkind = \"waxman\"\nnodes = 25\n\
+         {extra_topology}[params]\nduration_h = 1.0\nplayers = 50\ncontinent_map = \"longitude\"\n{params}"
+    )
+}
+
+#[test]
+fn a_continent_smaller_than_its_servers_is_refused_at_validation() {
+    // Before, validate said ok and the first job failed after its world was built. The
+    // strips' sizes depend on the drawn topology, so the check runs per repetition.
+    let e = err(&migration_on_25_nodes("", "servers_per_continent = 8\n"));
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.servers_per_continent"), Some(11)),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("fewer than servers_per_continent = 8")
+            && e.message.contains("repetition"),
+        "{e}"
+    );
+    crate::parse(
+        Path::new("x.toml"),
+        &migration_on_25_nodes("", "servers_per_continent = 1\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn end_hosts_in_migration_are_refused() {
+    // `[topology] hosts` had no effect: every CSV was byte-identical with and without it.
+    let e = err(&migration_on_25_nodes("hosts = 50\n", ""));
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("topology.hosts"), Some(7)),
+        "{e}"
+    );
+}
+
+#[test]
+fn repeated_list_entries_are_refused() {
+    // `caches = [true, true]` ran every lookup twice and drew two identical series.
+    let e = err(
+        "experiment = \"dht-lookup\"\n[topology]\nkind = \"waxman\"\nnodes = 50\n[params]\ncaches = [true, true]\n",
+    );
+    assert_eq!(
+        (e.key.as_deref(), e.line, e.column),
+        (Some("params.caches.1"), Some(6), Some(17)),
+        "{e}"
+    );
+    assert!(e.message.contains("repeats entry 0"), "{e}");
+    let e = err("experiment = \"spd-eval\"\n[params]\nalgos = [\"alg-m\", \"zizo\", \"alg-m\"]\n");
+    assert_eq!(e.key.as_deref(), Some("params.algos.2"), "{e}");
+    // Two continents with one name: the second is blamed.
+    let e = err(&migration_on_25_nodes(
+        "",
+        "continents = [{ name = \"a\", utc_offset_h = 0.0, share = 0.5 }, { name = \"a\", utc_offset_h = 8.0, share = 0.5 }]\n",
+    ));
+    assert_eq!(e.key.as_deref(), Some("params.continents.1.name"), "{e}");
+    // A sweep that lists one value twice runs its points twice.
+    let e = err(
+        "experiment = \"smoke\"\n[params]\nduration_s = 2.0\nnodes = 10\n[sweep]\n\"params.fanout\" = [1, 2, 1]\n",
+    );
+    assert_eq!(e.key.as_deref(), Some("sweep.params.fanout"), "{e}");
+    assert!(e.message.contains("repeats value 0"), "{e}");
+}

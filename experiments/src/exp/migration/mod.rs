@@ -379,6 +379,9 @@ impl Experiment for MigrationLoop {
     };
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        // Servers and players sit on the topology's nodes themselves (players reach them
+        // over `params.player_access_ms`): end hosts would have no effect.
+        settings.reject_hosts(Self::NAME)?;
         if settings.network.latency != LatencyKind::Topology {
             return Err(KeyError::new(
                 "network.latency",
@@ -400,6 +403,14 @@ impl Experiment for MigrationLoop {
                 1.0,
                 (n / p.continents.len()).max(1) as f64,
             )?;
+        }
+        for (i, c) in p.continents.iter().enumerate() {
+            if let Some(j) = p.continents[..i].iter().position(|d| d.name == c.name) {
+                return Err(KeyError::new(
+                    &format!("params.continents.{i}.name"),
+                    format!("repeats the name of continent {j} (\"{}\")", c.name),
+                ));
+            }
         }
         in_range("params.lease_max_s", p.lease_max_s, 0.001, 604_800.0)?;
         if p.lease_min_s > p.lease_max_s {
@@ -435,6 +446,30 @@ impl Experiment for MigrationLoop {
             .map_err(|e| KeyError::new("params.name_service", e.to_string()))?;
         in_range("params.sample_s", p.sample_s, 1.0, p.duration_h * 3600.0)?;
         Ok(())
+    }
+
+    /// Every continent of the repetition's topology holds `servers_per_continent` nodes
+    /// (how many it gets depends on the drawn topology and the continent map).
+    fn check_repetition(&self, p: &Params, settings: &Settings, seed: u64) -> Result<(), KeyError> {
+        let Some(spec) = settings.topology.as_ref() else {
+            return Ok(());
+        };
+        let topo = spec
+            .build(seed)
+            .map_err(|e| KeyError::new("topology", format!("{e:#}")))?;
+        let (assign, _) = world::continents(&topo, p)
+            .map_err(|e| KeyError::new("params.continent_map", format!("{e:#}")))?;
+        let mut sizes = vec![0usize; p.continents.len()];
+        for &k in &assign {
+            sizes[k as usize] += 1;
+        }
+        match sizes.iter().position(|&s| s < p.servers_per_continent) {
+            Some(k) => Err(KeyError::new(
+                "params.servers_per_continent",
+                world::too_small(p, k, sizes[k]),
+            )),
+            None => Ok(()),
+        }
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

@@ -79,19 +79,8 @@ impl World {
             "migration needs a complete latency matrix (every pair measured and connected)"
         );
         let n = m.n;
+        let (router_continent, medoids) = continents(topo, p)?;
         let c = p.continents.len();
-        let (router_continent, medoids) = match p.continent_map {
-            ContinentMap::Cluster => {
-                let (assign, medoids) = k_medoids(&m.data, n, c);
-                (assign, medoids.into_iter().map(Some).collect())
-            }
-            ContinentMap::Longitude => {
-                let coords = topo.coords_ms.as_ref().ok_or_else(|| {
-                    anyhow::anyhow!("continent_map = \"longitude\" needs node coordinates")
-                })?;
-                (longitude_strips(coords, c), vec![None; c])
-            }
-        };
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); c];
         for (r, &k) in router_continent.iter().enumerate() {
             members[k as usize].push(r as u32);
@@ -102,11 +91,8 @@ impl World {
         for (k, routers) in members.iter().enumerate() {
             anyhow::ensure!(
                 routers.len() >= p.servers_per_continent,
-                "continent {} ({}) has {} nodes, fewer than servers_per_continent = {}",
-                k,
-                p.continents[k].name,
-                routers.len(),
-                p.servers_per_continent
+                "{}",
+                too_small(p, k, routers.len())
             );
             let mut pool = routers.clone();
             for i in 0..p.servers_per_continent {
@@ -278,6 +264,38 @@ pub fn apportion(total: usize, shares: &[f64]) -> Vec<usize> {
 }
 
 /// Continents as vertical strips of the plane, west to east (continent 0 westmost).
+/// The continent of every topology node and (cluster map) each continent's medoid.
+pub fn continents(
+    topo: &BuiltTopology,
+    p: &Params,
+) -> anyhow::Result<(Vec<u8>, Vec<Option<usize>>)> {
+    let m = topo
+        .one_way_ms
+        .as_ref()
+        .ok_or_else(|| anyhow::anyhow!("the topology has no latency matrix"))?;
+    let c = p.continents.len();
+    Ok(match p.continent_map {
+        ContinentMap::Cluster => {
+            let (assign, medoids) = k_medoids(&m.data, m.n, c);
+            (assign, medoids.into_iter().map(Some).collect())
+        }
+        ContinentMap::Longitude => {
+            let coords = topo.coords_ms.as_ref().ok_or_else(|| {
+                anyhow::anyhow!("continent_map = \"longitude\" needs node coordinates")
+            })?;
+            (longitude_strips(coords, c), vec![None; c])
+        }
+    })
+}
+
+/// Continent `k` has `nodes` topology nodes, fewer than `servers_per_continent`: in words.
+pub fn too_small(p: &Params, k: usize, nodes: usize) -> String {
+    format!(
+        "continent {k} ({}) has {nodes} topology node(s), fewer than servers_per_continent = {}",
+        p.continents[k].name, p.servers_per_continent
+    )
+}
+
 fn longitude_strips(coords: &[[f64; 2]], c: usize) -> Vec<u8> {
     let (lo, hi) = coords
         .iter()
