@@ -3,6 +3,7 @@
 #
 #   scripts/notebooks.sh                      # against results/quick (mmvesim reproduce --quick)
 #   MMVESIM_RESULTS=results scripts/notebooks.sh   # against the full results
+#   scripts/notebooks.sh --setup              # only create the environment (CI does it early)
 #
 # Creates .venv-notebooks/ in the repository (git-ignored) with notebooks/requirements.txt
 # (reinstalled when that file changes), runs `jupyter nbconvert --to notebook --execute`
@@ -17,6 +18,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 results=${MMVESIM_RESULTS:-results/quick}
+setup_only=0
+case ${1:-} in
+    --setup) setup_only=1 ;;
+    "") ;;
+    *) echo "usage: scripts/notebooks.sh [--setup]" >&2; exit 2 ;;
+esac
 case $results in /*) ;; *) results=$root/$results ;; esac
 shopt -s nullglob
 notebooks=(notebooks/*.ipynb)
@@ -24,7 +31,7 @@ if [ ${#notebooks[@]} -eq 0 ]; then
     echo "notebooks: no notebooks/*.ipynb to execute"
     exit 0
 fi
-if [ ! -d "$results" ]; then
+if [ $setup_only = 0 ] && [ ! -d "$results" ]; then
     echo "notebooks: no results at $results; run \`mmvesim reproduce --quick\` first" >&2
     exit 1
 fi
@@ -51,6 +58,7 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
     echo "$want" >"$stamp"
 fi
+[ $setup_only = 0 ] || exit 0
 
 out=${OUT:-$(mktemp -d /tmp/mmvesim-notebooks.XXXXXX)}
 mkdir -p "$out"

@@ -52,11 +52,15 @@ fi
 tmp=$(mktemp -d /tmp/mmvesim-instr.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# instructions CMD...: the whole program's instruction count under callgrind.
+# instructions TAG CMD...: the whole program's instruction count under callgrind, written
+# to $tmp/TAG.count (callgrind runs one thread: the short and the long run of a workload
+# go side by side on two cores).
 instructions() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$tmp/vg.log" "$@" >"$tmp/out.log" 2>&1 ||
-        { echo "failed under valgrind: $*" >&2; cat "$tmp/out.log" "$tmp/vg.log" >&2; exit 1; }
-    awk '/Collected :/ {print $NF}' "$tmp/vg.log"
+    local tag=$1
+    shift
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$tmp/$tag.vg.log" "$@" >"$tmp/$tag.out.log" 2>&1 ||
+        { echo "failed under valgrind: $*" >&2; cat "$tmp/$tag.out.log" "$tmp/$tag.vg.log" >&2; return 1; }
+    awk '/Collected :/ {print $NF}' "$tmp/$tag.vg.log" >"$tmp/$tag.count"
 }
 
 averaging_scenario() {
@@ -92,9 +96,15 @@ measure() {
     local budget
     budget=$(awk -v n="$name" '$1 == n {print $2}' "$here/budgets.txt")
     [ -n "$budget" ] || { echo "no budget for $name in $here/budgets.txt" >&2; exit 1; }
-    local a b
-    a=$(instructions "${short[@]}")
-    b=$(instructions "${long[@]}")
+    local a b pa pb
+    instructions "$name-short" "${short[@]}" &
+    pa=$!
+    instructions "$name-long" "${long[@]}" &
+    pb=$!
+    wait $pa || exit 1
+    wait $pb || exit 1
+    a=$(cat "$tmp/$name-short.count")
+    b=$(cat "$tmp/$name-long.count")
     awk -v n="$name" -v a="$a" -v b="$b" -v e="$events" -v budget="$budget" 'BEGIN {
         ipe = (b - a) / e
         ok = ipe <= budget

@@ -478,7 +478,7 @@ fn a_continent_smaller_than_its_servers_is_refused_at_validation() {
     let e = err(&migration_on_25_nodes("", "servers_per_continent = 8\n"));
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("params.servers_per_continent"), Some(11)),
+        (Some("params.servers_per_continent"), Some(10)),
         "{e}"
     );
     assert!(
@@ -499,7 +499,7 @@ fn end_hosts_in_migration_are_refused() {
     let e = err(&migration_on_25_nodes("hosts = 50\n", ""));
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("topology.hosts"), Some(7)),
+        (Some("topology.hosts"), Some(6)),
         "{e}"
     );
 }
