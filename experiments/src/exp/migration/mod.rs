@@ -454,15 +454,43 @@ impl Experiment for MigrationLoop {
         let Some(spec) = settings.topology.as_ref() else {
             return Ok(());
         };
-        let topo = spec
-            .build(seed)
-            .map_err(|e| KeyError::new("topology", format!("{e:#}")))?;
-        let (assign, _) = world::continents(&topo, p)
-            .map_err(|e| KeyError::new("params.continent_map", format!("{e:#}")))?;
-        let mut sizes = vec![0usize; p.continents.len()];
-        for &k in &assign {
-            sizes[k as usize] += 1;
-        }
+        // The continents' sizes depend on the topology (drawn from the topology's own seed,
+        // which many points and, for a fixed or measured topology, all repetitions share),
+        // the map and the number of continents: computed once per distinct combination.
+        static SIZES: std::sync::Mutex<Option<std::collections::HashMap<String, Vec<usize>>>> =
+            std::sync::Mutex::new(None);
+        let key = format!(
+            "{spec:?}|{}|{:?}|{}",
+            spec.seed_for(seed),
+            p.continent_map,
+            p.continents.len()
+        );
+        let cached = SIZES
+            .lock()
+            .ok()
+            .and_then(|m| m.as_ref().and_then(|m| m.get(&key).cloned()));
+        let sizes = match cached {
+            Some(s) => s,
+            None => {
+                let topo = spec
+                    .build(seed)
+                    .map_err(|e| KeyError::new("topology", format!("{e:#}")))?;
+                let (assign, _) = world::continents(&topo, p)
+                    .map_err(|e| KeyError::new("params.continent_map", format!("{e:#}")))?;
+                let mut sizes = vec![0usize; p.continents.len()];
+                for &k in &assign {
+                    sizes[k as usize] += 1;
+                }
+                if let Ok(mut m) = SIZES.lock() {
+                    let m = m.get_or_insert_with(Default::default);
+                    if m.len() > 4096 {
+                        m.clear();
+                    }
+                    m.insert(key, sizes.clone());
+                }
+                sizes
+            }
+        };
         match sizes.iter().position(|&s| s < p.servers_per_continent) {
             Some(k) => Err(KeyError::new(
                 "params.servers_per_continent",
