@@ -18,7 +18,6 @@ kind = "plane"
 nodes = 120
 side_ms = 150.0
 [network]
-latency = "topology"
 jitter_ms = { dist = "exponential", mean = 5.0 }
 ordering = "reorder"
 [params]

@@ -531,3 +531,107 @@ fn repeated_list_entries_are_refused() {
     assert_eq!(e.key.as_deref(), Some("sweep.params.fanout"), "{e}");
     assert!(e.message.contains("repeats value 0"), "{e}");
 }
+
+#[test]
+fn settings_that_only_apply_with_another_are_refused() {
+    // Each of these was accepted and changed nothing in the outputs (found by the
+    // registry-wide settings test): refused at the key written, before any work.
+    let smoke = |extra: &str| format!("experiment = \"smoke\"\n{extra}[params]\nnodes = 20\n");
+    for (text, key, line) in [
+        (
+            smoke("[topology]\nkind = \"waxman\"\nnodes = 20\nhs = 100\nls = 10\n"),
+            "topology.ls",
+            6,
+        ),
+        (
+            smoke("[topology]\nkind = \"waxman\"\nnodes = 20\n[network]\nconstant_ms = 5.0\n"),
+            "network.constant_ms",
+            6,
+        ),
+        (
+            smoke("[network]\nordering = \"reorder\"\n"),
+            "network.ordering",
+            3,
+        ),
+        (
+            smoke("[churn]\ninitially_down = [1]\ncrash_fraction = 0.5\n"),
+            "churn.crash_fraction",
+            4,
+        ),
+        (
+            smoke("[churn]\ninitially_down = [1]\nstable_nodes = 3\n"),
+            "churn.stable_nodes",
+            4,
+        ),
+        (
+            smoke("[churn]\ninitially_down = [1]\nstart_s = 3.0\n"),
+            "churn.start_s",
+            4,
+        ),
+    ] {
+        let e = err(&text);
+        assert_eq!((e.key.as_deref(), e.line), (Some(key), Some(line)), "{e}");
+        assert!(e.message.contains("only applies"), "{e}");
+    }
+    // With what they need, they are accepted.
+    for ok in [
+        smoke("[topology]\nkind = \"waxman\"\nnodes = 20\nhs = 100\nplacement = \"heavy-tailed\"\nls = 10\n"),
+        smoke("[network]\nlatency = \"constant\"\nconstant_ms = 5.0\n"),
+        smoke("[network]\njitter_ms = { dist = \"exponential\", mean = 1.0 }\nordering = \"reorder\"\n"),
+        smoke("[churn]\nsession_s = { dist = \"exponential\", mean = 5.0 }\ndowntime_s = { dist = \"exponential\", mean = 1.0 }\ncrash_fraction = 0.5\nstable_nodes = 3\nstart_s = 3.0\n"),
+    ] {
+        crate::parse(Path::new("x.toml"), &ok).unwrap_or_else(|e| panic!("{e}\n{ok}"));
+    }
+}
+
+#[test]
+fn keys_an_experiment_ignores_are_refused_also_when_swept() {
+    // Without a topology, averaging's latency can only be the constant one.
+    let e = err("experiment = \"averaging\"\n[network]\nlatency = \"constant\"\n");
+    assert_eq!((e.key.as_deref(), e.line), (Some("network.latency"), Some(3)), "{e}");
+    assert!(e.message.contains("does not use"), "{e}");
+    // A swept value is blamed on its sweep entry.
+    let e = err(&format!(
+        "experiment = \"core-diameter\"\n[topology]\nkind = \"matrix\"\nfile = {:?}\nnodes = 30\n[sweep]\n\"topology.missing\" = [-1.0, 0.0]\n",
+        data("latency/seattle99_median688.tsv").display().to_string()
+    ));
+    assert_eq!(e.line, Some(7), "{e}");
+    assert!(e.message.contains("topology.missing"), "{e}");
+}
+
+#[test]
+fn a_run_estimated_beyond_a_day_or_the_machine_needs_yes() {
+    let dir = std::env::temp_dir().join(format!("mmvesim-yes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("big.toml");
+    // 20 nodes pinging every 10 µs for 10⁵ s: 4·10¹¹ events, 1.6 TB of RTTs.
+    std::fs::write(
+        &f,
+        "experiment = \"smoke\"\n[params]\nnodes = 20\nduration_s = 100000.0\nping_interval_ms = 0.01\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = mmvesim()
+        .args(["run", "--quiet", "--no-plots", "--out"])
+        .arg(&out)
+        .arg(&f)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{e}");
+    for part in ["--yes", "engine events", "of memory at once", "big.toml"] {
+        assert!(e.contains(part), "{part:?} not in {e}");
+    }
+    // Refused before any job.
+    assert!(!out.join("parts").exists() || std::fs::read_dir(out.join("parts")).unwrap().next().is_none());
+    // The small example of every experiment runs without being asked.
+    let reg = experiments::exp::registry();
+    for x in reg.iter() {
+        let text = format!("experiment = \"{}\"\n{}", x.name(), x.example());
+        let h = experiments::scenario::Header::parse(&dir.join("x.toml"), &text).unwrap();
+        let s = x.validate(&h).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(runner::size_check(&*s, &[0], 2), None, "{}", x.name());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

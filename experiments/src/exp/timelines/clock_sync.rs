@@ -127,6 +127,7 @@ impl Experiment for ClockSync {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str = "[params]\nduration_s = 20.0\nwarmup_s = 2.0\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         common::CommonParams::check_room(settings, p.clients)?;
@@ -138,6 +139,10 @@ impl Experiment for ClockSync {
             ));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> crate::experiment::Estimate {
+        p.common().estimate(settings, p.clients, 0, None)
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

@@ -309,6 +309,35 @@ impl CommonParams {
         Ok(())
     }
 
+    /// What a job of a session of `clients` clients, each watching `watch` others (0: all),
+    /// costs: every update goes to the router and on to its watchers, every render samples
+    /// the views, clock pings; trajectories are sampled every `path_tick_ms` (`None`: no
+    /// avatars), and every view keeps `history_entries` entries.
+    pub fn estimate(
+        &self,
+        settings: &Settings,
+        clients: usize,
+        watch: usize,
+        path_tick_ms: Option<f64>,
+    ) -> crate::experiment::Estimate {
+        let n = clients as f64;
+        let watchers = if watch == 0 || watch >= clients {
+            n - 1.0
+        } else {
+            watch as f64
+        };
+        let clock = if self.clock_interval_s > 0.0 {
+            4.0 / self.clock_interval_s
+        } else {
+            0.0
+        };
+        let per_client = self.update_hz * (1.0 + watchers) + self.render_hz + clock;
+        let paths = path_tick_ms.map_or(0.0, |t| 1000.0 / t);
+        let events = n * self.duration_s * (2.0 * per_client + paths);
+        let bytes = (n * watchers.max(1.0) * self.history_entries as f64 * 64.0) as u64;
+        crate::experiment::Estimate::new(events, settings.memory_bytes().saturating_add(bytes))
+    }
+
     /// The router's configuration.
     pub fn router_config(&self) -> RouterConfig {
         RouterConfig {

@@ -18,15 +18,12 @@ pub struct RawChurn {
     pub session_s: Option<Dist>,
     /// Down-time distribution, seconds.
     pub downtime_s: Option<Dist>,
-    /// Share of departures that are crashes.
-    #[serde(default)]
-    pub crash_fraction: f64,
-    /// Nodes `0..stable_nodes` never churn.
-    #[serde(default)]
-    pub stable_nodes: u32,
-    /// Session churn starts at this time, seconds.
-    #[serde(default)]
-    pub start_s: f64,
+    /// Share of departures that are crashes (session churn only).
+    pub crash_fraction: Option<f64>,
+    /// Nodes `0..stable_nodes` never churn (session churn only).
+    pub stable_nodes: Option<u32>,
+    /// Session churn starts at this time, seconds (session churn only).
+    pub start_s: Option<f64>,
     /// Nodes down at time zero.
     #[serde(default)]
     pub initially_down: Vec<u32>,
@@ -69,7 +66,22 @@ impl RawChurn {
     /// Check ranges.
     pub fn validate(self) -> Result<ChurnSpec, KeyError> {
         let sessions = match (self.session_s, self.downtime_s) {
-            (None, None) => None,
+            (None, None) => {
+                // These only shape session churn: without it they would do nothing.
+                for (key, set) in [
+                    ("crash_fraction", self.crash_fraction.is_some()),
+                    ("stable_nodes", self.stable_nodes.is_some()),
+                    ("start_s", self.start_s.is_some()),
+                ] {
+                    if set {
+                        return Err(KeyError::new(
+                            &format!("churn.{key}"),
+                            "only applies to session churn (`session_s` and `downtime_s`)",
+                        ));
+                    }
+                }
+                None
+            }
             (Some(s), Some(d)) => {
                 let ss = check(&s, "churn.session_s")?;
                 let ds = check(&d, "churn.downtime_s")?;
@@ -103,8 +115,10 @@ impl RawChurn {
                 ));
             }
         };
-        in_range("churn.crash_fraction", self.crash_fraction, 0.0, 1.0)?;
-        in_range("churn.start_s", self.start_s, 0.0, 1e12)?;
+        let crash_fraction = self.crash_fraction.unwrap_or(0.0);
+        let start_s = self.start_s.unwrap_or(0.0);
+        in_range("churn.crash_fraction", crash_fraction, 0.0, 1.0)?;
+        in_range("churn.start_s", start_s, 0.0, 1e12)?;
         let mut events = Vec::new();
         for (i, e) in self.events.iter().enumerate() {
             in_range(&format!("churn.events.{i}.at_s"), e.at_s, 0.0, 1e12)?;
@@ -116,9 +130,9 @@ impl RawChurn {
         }
         Ok(ChurnSpec {
             sessions,
-            crash_fraction: self.crash_fraction,
-            stable_nodes: self.stable_nodes,
-            start: SimTime::from_secs_f64(self.start_s),
+            crash_fraction,
+            stable_nodes: self.stable_nodes.unwrap_or(0),
+            start: SimTime::from_secs_f64(start_s),
             initially_down: self.initially_down,
             events,
         })
@@ -158,6 +172,18 @@ impl ChurnSpec {
             ));
         }
         Ok(())
+    }
+
+    /// Joins, leaves and crashes per second among `n` nodes (for run-time estimates): each
+    /// churning node completes a session and a downtime every `mean(session) +
+    /// mean(downtime)` seconds (a distribution without a mean counts its least value).
+    pub fn events_per_s(&self, n: usize) -> f64 {
+        let Some((s, d, _, _)) = &self.sessions else {
+            return 0.0;
+        };
+        let mean = |x: &Dist| x.mean().unwrap_or_else(|| x.support_min()).max(1e-9);
+        let churning = n.saturating_sub(self.stable_nodes as usize) as f64;
+        2.0 * churning / (mean(s) + mean(d))
     }
 
     /// Whether any churn is configured.
