@@ -284,7 +284,7 @@ fn every_shipped_scenario_and_its_quick_variant_validate() {
         // Long legal runs stay legal: no shipped scenario needs `--yes` on two threads.
         for x in [&s, &q] {
             let jobs: Vec<usize> = (0..x.job_count()).collect();
-            let why = experiments::runner::size_check(&**x, &jobs, 2);
+            let why = runner::size_check(&**x, &jobs, 2);
             assert_eq!(why, None, "{}", p.display());
         }
         n += 1;

@@ -292,6 +292,22 @@ impl CommonParams {
     /// clients, before any job runs (a BRITE file's size is only known when read: the job
     /// checks that one).
     pub fn check_room(settings: &Settings, clients: usize) -> Result<(), KeyError> {
+        // End hosts beyond the session's would never be simulated: their number would have
+        // no effect.
+        if let Some(h) = &settings.hosts
+            && h.hosts > clients + 1
+        {
+            return Err(KeyError::new(
+                "topology.hosts",
+                format!(
+                    "is {}, but the session simulates {} hosts (the router and {clients} \
+                     clients) and no others: set hosts = {} or leave it out",
+                    h.hosts,
+                    clients + 1,
+                    clients + 1
+                ),
+            ));
+        }
         let n = crate::exp::dht::node_count(settings, clients + 1);
         if n <= clients {
             return Err(KeyError::new(
