@@ -1063,10 +1063,15 @@ pub fn judge(input: &Input, root: &Path) -> Outcome {
         };
     }
     match loaded.run_job(0, &Progress::default()) {
-        Err(_) => Outcome::Classed {
-            class: "error-after-work",
-            refused: true,
-        },
+        Err(e) => {
+            if std::env::var_os("MMVESIM_PROBE_VERBOSE").is_some() {
+                eprintln!("error after work: {e:#} ({})", input.origin);
+            }
+            Outcome::Classed {
+                class: "error-after-work",
+                refused: true,
+            }
+        }
         Ok(tables) => {
             for t in &tables {
                 for row in &t.rows {

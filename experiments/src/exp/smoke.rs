@@ -149,7 +149,12 @@ impl Experiment for Smoke {
     };
     const EXAMPLE: &'static str = "[params]\nduration_s = 5.0\nnodes = 20\n";
 
-    fn check(&self, p: &Params, _settings: &Settings) -> Result<(), KeyError> {
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        // Node ids of [churn] against the node count (with a topology the shared tables
+        // checked them already).
+        settings
+            .churn
+            .check_nodes(settings.sim_nodes().unwrap_or(p.nodes))?;
         in_range("params.rumor_at_s", p.rumor_at_s, 0.0, p.duration_s)?;
         in_range(
             "params.sample_interval_s",

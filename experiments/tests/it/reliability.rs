@@ -633,5 +633,44 @@ fn a_run_estimated_beyond_a_day_or_the_machine_needs_yes() {
         let s = x.validate(&h).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(runner::size_check(&*s, &[0], 2), None, "{}", x.name());
     }
+    // spd-sim sends every action's update to every client: with 1000 clients a job is
+    // about 5·10⁷ events, not the 6·10⁵ of a per-server count (a probe ran it as "small"
+    // and it took over 10 s).
+    let h = experiments::scenario::Header::parse(
+        &dir.join("x.toml"),
+        "experiment = \"spd-sim\"\n[params]\nservers = 8\nclients = 1000\nalgos = [\"alg-m\"]\nduration_s = 2.0\nwarmup_s = 0.5\n",
+    )
+    .unwrap();
+    let s = reg.validate(&h).unwrap();
+    let events = s.estimate(0).events.unwrap();
+    assert!(events > 3e7, "{events}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn defects_the_probe_generator_found_are_refused_before_any_work() {
+    // An unknown key inside a uniform key distribution was ignored (serde's
+    // `deny_unknown_fields` does not hold for a unit variant).
+    let e = err(
+        "experiment = \"dht-lookup\"\n[params]\nnodes = 50\nkeys = { dist = \"uniform\", s = 2.0 }\n",
+    );
+    assert_eq!((e.key.as_deref(), e.line), (Some("params.keys"), Some(4)), "{e}");
+    // Churn sessions with a mean of 1e300 s: no node would ever churn.
+    let e = err(
+        "experiment = \"smoke\"\n[churn]\nsession_s = { dist = \"exponential\", mean = 1e300 }\ndowntime_s = { dist = \"exponential\", mean = 1.0 }\n",
+    );
+    assert_eq!((e.key.as_deref(), e.line), (Some("churn.session_s"), Some(3)), "{e}");
+    // Churn naming a node beyond the node count of `[params]` (no topology).
+    for exp in ["smoke", "dht-churn"] {
+        let e = err(&format!(
+            "experiment = \"{exp}\"\n[churn]\nevents = [{{ at_s = 0.5, node = 1000000000, action = \"crash\" }}]\n[params]\nnodes = 40\n"
+        ));
+        assert_eq!(e.key.as_deref(), Some("churn.events.0.node"), "{exp}: {e}");
+        assert_eq!(e.line, Some(3), "{exp}: {e}");
+    }
+    // Vivaldi read before any host had probed: every estimate 0, every directed error -inf.
+    let e = err(
+        "experiment = \"core-estimation\"\n[topology]\nkind = \"waxman\"\nnodes = 40\nhs = 100\n[params]\nneighbours = [4]\nrates_hz = [0.001]\nlog_times_min = [0.5]\nlandmark_methods = [\"gnp\"]\n",
+    );
+    assert_eq!((e.key.as_deref(), e.line), (Some("params.rates_hz.0"), Some(8)), "{e}");
 }

@@ -107,8 +107,22 @@ fn cases(key: &str, n: usize) -> Vec<(Patch, Patch)> {
             topo(wax(""), wax(", hosts = 4")),
             topo(hosts(""), hosts("").replace(&format!("hosts = {n}"), &format!("hosts = {}", n + 6))),
         ],
-        "topology.access_ms" => vec![topo(hosts(""), hosts(", access_ms = { dist = \"constant\", value = 40.0 }"))],
-        "topology.attach" => vec![topo(hosts(""), hosts(", attach = \"round-robin\""))],
+        // Also with 3 and 4 hosts: sessions of 2 and 3 clients and a router refuse hosts
+        // they would not simulate.
+        "topology.access_ms" => [hosts(""), wax(", hosts = 3"), wax(", hosts = 4")]
+            .into_iter()
+            .map(|h| {
+                let with = h.replace(" }", ", access_ms = { dist = \"constant\", value = 40.0 } }");
+                topo(h, with)
+            })
+            .collect(),
+        "topology.attach" => [hosts(""), wax(", hosts = 3"), wax(", hosts = 4")]
+            .into_iter()
+            .map(|h| {
+                let with = h.replace(" }", ", attach = \"round-robin\" }");
+                topo(h, with)
+            })
+            .collect(),
         "topology.file" => vec![
             topo(
                 matrix(""),

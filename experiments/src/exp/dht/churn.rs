@@ -84,7 +84,7 @@ impl Default for Params {
             nodes: 1000,
             layout: Layout::Split,
             cache: true,
-            keys: KeyDist::Uniform,
+            keys: KeyDist::Uniform {},
             lookup_rate_hz: 0.1,
             duration_s: 1800.0,
             sample_s: 60.0,
@@ -355,6 +355,9 @@ impl Experiment for DhtChurn {
         }
         let n = node_count(settings, p.nodes);
         check_memory(n, "params.nodes")?;
+        // Node ids of [churn] against the ring's size (with a topology the shared tables
+        // checked them already).
+        settings.churn.check_nodes(n)?;
         in_range("params.sample_s", p.sample_s, 0.1, p.duration_s)?;
         in_range("params.partitions", p.partitions as f64, 1.0, 64.0)?;
         let c = &settings.churn;

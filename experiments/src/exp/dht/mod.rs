@@ -107,7 +107,7 @@ impl Keys {
     /// placement of popularity ranks from `seed`.
     pub fn new(dist: KeyDist, hashed: bool, seed: u64) -> Self {
         let (cdf, place) = match dist {
-            KeyDist::Uniform => (Vec::new(), Vec::new()),
+            KeyDist::Uniform {} => (Vec::new(), Vec::new()),
             KeyDist::Zipf { regions, s } => {
                 let r = regions as usize;
                 let mut acc = 0.0;
@@ -140,7 +140,7 @@ impl Keys {
     /// A region id by popularity (Zipf), or a uniform value's "region" (uniform keys).
     pub fn region(&self, rng: &mut impl rand::Rng) -> u64 {
         match self.dist {
-            KeyDist::Uniform => rng.random(),
+            KeyDist::Uniform {} => rng.random(),
             KeyDist::Zipf { .. } => {
                 let u: f64 = rng.random();
                 let k = self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1);
@@ -152,7 +152,7 @@ impl Keys {
     /// Width of one region in the value space (the whole space for uniform keys).
     pub fn region_width(&self) -> u128 {
         match self.dist {
-            KeyDist::Uniform => 1,
+            KeyDist::Uniform {} => 1,
             KeyDist::Zipf { regions, .. } => (1u128 << 64) / u128::from(regions),
         }
     }
@@ -164,7 +164,7 @@ impl Keys {
             return mercury::hash_key(r);
         }
         match self.dist {
-            KeyDist::Uniform => r,
+            KeyDist::Uniform {} => r,
             KeyDist::Zipf { .. } => {
                 let w = self.region_width();
                 let off: u64 = rng.random_range(0..w.min(u128::from(u64::MAX)) as u64);

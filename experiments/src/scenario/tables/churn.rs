@@ -1,6 +1,6 @@
 //! `[churn]`: as written ([`RawChurn`]) and validated ([`ChurnSpec`]).
 
-use super::dist::check;
+use super::dist::{check, mean_at_most};
 use crate::scenario::error::{KeyError, in_range};
 use serde::Deserialize;
 use sim_core::{ChurnAction, Dist, Sampler, SimTime};
@@ -9,6 +9,10 @@ use sim_core::{ChurnAction, Dist, Sampler, SimTime};
 /// 1 ms, a thousand departures and rejoins per node and simulated second, far beyond any
 /// measured churn (sessions of minutes to hours), yet short enough for stress tests.
 pub const MIN_CYCLE_S: f64 = 1e-3;
+
+/// The largest mean session or downtime a scenario may ask for, seconds (the bound of
+/// `start_s` and of an event's `at_s`, about 31 700 years).
+pub const MAX_MEAN_S: f64 = 1e12;
 
 /// `[churn]` as written.
 #[derive(Debug, Clone, Deserialize, Default)]
@@ -85,6 +89,10 @@ impl RawChurn {
             (Some(s), Some(d)) => {
                 let ss = check(&s, "churn.session_s")?;
                 let ds = check(&d, "churn.downtime_s")?;
+                // Larger means are typos: sessions beyond the clock's range would all end
+                // at its end, and no node would ever churn.
+                mean_at_most(&s, "churn.session_s", MAX_MEAN_S)?;
+                mean_at_most(&d, "churn.downtime_s", MAX_MEAN_S)?;
                 // A node's cycle (a session, then a downtime) must take simulated time: with
                 // both near zero the churn process alone fills the event queue at one instant
                 // and the clock never advances.
@@ -147,7 +155,7 @@ impl ChurnSpec {
                 return Err(KeyError::new(
                     &format!("churn.events.{i}.node"),
                     format!(
-                        "names node {} but the topology has {n} nodes (0..{})",
+                        "names node {} but there are {n} nodes (0..{})",
                         e.node,
                         n - 1
                     ),
@@ -159,7 +167,7 @@ impl ChurnSpec {
                 return Err(KeyError::new(
                     &format!("churn.initially_down.{i}"),
                     format!(
-                        "names node {d} but the topology has {n} nodes (0..{})",
+                        "names node {d} but there are {n} nodes (0..{})",
                         n - 1
                     ),
                 ));
@@ -168,7 +176,7 @@ impl ChurnSpec {
         if self.stable_nodes as usize > n {
             return Err(KeyError::new(
                 "churn.stable_nodes",
-                format!("is {} but the topology has {n} nodes", self.stable_nodes),
+                format!("is {} but there are {n} nodes", self.stable_nodes),
             ));
         }
         Ok(())

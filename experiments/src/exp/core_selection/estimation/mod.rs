@@ -222,6 +222,23 @@ impl Experiment for CoreEstimation {
                 "needs at least one log time",
             ));
         }
+        // A log time before a host has sent its first probe reads coordinates that never
+        // moved from the origin: every estimate 0, every directed error infinite.
+        if !p.neighbours.is_empty()
+            && let Some(first) = p.log_times_min.iter().copied().reduce(f64::min)
+        {
+            for (i, &r) in p.rates_hz.iter().enumerate() {
+                if r * first * 60.0 < 1.0 {
+                    return Err(KeyError::new(
+                        &format!("params.rates_hz.{i}"),
+                        format!(
+                            "is {r} probes/s, less than one probe per host before the first log \
+                             time ({first} min): raise the rate or the log time"
+                        ),
+                    ));
+                }
+            }
+        }
         let estimators = p.landmark_methods.len() + p.neighbours.len() * p.rates_hz.len();
         if estimators == 0 {
             return Err(KeyError::new(
