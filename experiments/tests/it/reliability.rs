@@ -478,7 +478,7 @@ fn a_continent_smaller_than_its_servers_is_refused_at_validation() {
     let e = err(&migration_on_25_nodes("", "servers_per_continent = 8\n"));
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("params.servers_per_continent"), Some(11)),
+        (Some("params.servers_per_continent"), Some(10)),
         "{e}"
     );
     assert!(
@@ -499,7 +499,7 @@ fn end_hosts_in_migration_are_refused() {
     let e = err(&migration_on_25_nodes("hosts = 50\n", ""));
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("topology.hosts"), Some(7)),
+        (Some("topology.hosts"), Some(6)),
         "{e}"
     );
 }
@@ -575,10 +575,16 @@ fn settings_that_only_apply_with_another_are_refused() {
     }
     // With what they need, they are accepted.
     for ok in [
-        smoke("[topology]\nkind = \"waxman\"\nnodes = 20\nhs = 100\nplacement = \"heavy-tailed\"\nls = 10\n"),
+        smoke(
+            "[topology]\nkind = \"waxman\"\nnodes = 20\nhs = 100\nplacement = \"heavy-tailed\"\nls = 10\n",
+        ),
         smoke("[network]\nlatency = \"constant\"\nconstant_ms = 5.0\n"),
-        smoke("[network]\njitter_ms = { dist = \"exponential\", mean = 1.0 }\nordering = \"reorder\"\n"),
-        smoke("[churn]\nsession_s = { dist = \"exponential\", mean = 5.0 }\ndowntime_s = { dist = \"exponential\", mean = 1.0 }\ncrash_fraction = 0.5\nstable_nodes = 3\nstart_s = 3.0\n"),
+        smoke(
+            "[network]\njitter_ms = { dist = \"exponential\", mean = 1.0 }\nordering = \"reorder\"\n",
+        ),
+        smoke(
+            "[churn]\nsession_s = { dist = \"exponential\", mean = 5.0 }\ndowntime_s = { dist = \"exponential\", mean = 1.0 }\ncrash_fraction = 0.5\nstable_nodes = 3\nstart_s = 3.0\n",
+        ),
     ] {
         crate::parse(Path::new("x.toml"), &ok).unwrap_or_else(|e| panic!("{e}\n{ok}"));
     }
@@ -588,12 +594,18 @@ fn settings_that_only_apply_with_another_are_refused() {
 fn keys_an_experiment_ignores_are_refused_also_when_swept() {
     // Without a topology, averaging's latency can only be the constant one.
     let e = err("experiment = \"averaging\"\n[network]\nlatency = \"constant\"\n");
-    assert_eq!((e.key.as_deref(), e.line), (Some("network.latency"), Some(3)), "{e}");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("network.latency"), Some(3)),
+        "{e}"
+    );
     assert!(e.message.contains("does not use"), "{e}");
     // A swept value is blamed on its sweep entry.
     let e = err(&format!(
         "experiment = \"core-diameter\"\n[topology]\nkind = \"matrix\"\nfile = {:?}\nnodes = 30\n[sweep]\n\"topology.missing\" = [-1.0, 0.0]\n",
-        data("latency/seattle99_median688.tsv").display().to_string()
+        data("latency/seattle99_median688.tsv")
+            .display()
+            .to_string()
     ));
     assert_eq!(e.line, Some(7), "{e}");
     assert!(e.message.contains("topology.missing"), "{e}");
@@ -624,7 +636,13 @@ fn a_run_estimated_beyond_a_day_or_the_machine_needs_yes() {
         assert!(e.contains(part), "{part:?} not in {e}");
     }
     // Refused before any job.
-    assert!(!out.join("parts").exists() || std::fs::read_dir(out.join("parts")).unwrap().next().is_none());
+    assert!(
+        !out.join("parts").exists()
+            || std::fs::read_dir(out.join("parts"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
     // The small example of every experiment runs without being asked.
     let reg = experiments::exp::registry();
     for x in reg.iter() {
@@ -654,12 +672,20 @@ fn defects_the_probe_generator_found_are_refused_before_any_work() {
     let e = err(
         "experiment = \"dht-lookup\"\n[params]\nnodes = 50\nkeys = { dist = \"uniform\", s = 2.0 }\n",
     );
-    assert_eq!((e.key.as_deref(), e.line), (Some("params.keys"), Some(4)), "{e}");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.keys"), Some(4)),
+        "{e}"
+    );
     // Churn sessions with a mean of 1e300 s: no node would ever churn.
     let e = err(
         "experiment = \"smoke\"\n[churn]\nsession_s = { dist = \"exponential\", mean = 1e300 }\ndowntime_s = { dist = \"exponential\", mean = 1.0 }\n",
     );
-    assert_eq!((e.key.as_deref(), e.line), (Some("churn.session_s"), Some(3)), "{e}");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("churn.session_s"), Some(3)),
+        "{e}"
+    );
     // Churn naming a node beyond the node count of `[params]` (no topology).
     for exp in ["smoke", "dht-churn"] {
         let e = err(&format!(
@@ -672,5 +698,9 @@ fn defects_the_probe_generator_found_are_refused_before_any_work() {
     let e = err(
         "experiment = \"core-estimation\"\n[topology]\nkind = \"waxman\"\nnodes = 40\nhs = 100\n[params]\nneighbours = [4]\nrates_hz = [0.001]\nlog_times_min = [0.5]\nlandmark_methods = [\"gnp\"]\n",
     );
-    assert_eq!((e.key.as_deref(), e.line), (Some("params.rates_hz.0"), Some(8)), "{e}");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.rates_hz.0"), Some(8)),
+        "{e}"
+    );
 }

@@ -239,7 +239,7 @@ impl Experiment for DhtBalance {
         check_memory(n, "params.nodes")?;
         in_range("params.measure_from_s", p.measure_from_s, 0.0, p.duration_s)?;
         in_range("params.sample_s", p.sample_s, 0.1, p.duration_s)?;
-        if let KeyDist::Uniform {} = p.keys {
+        if let KeyDist::Uniform = p.keys {
             return Err(KeyError::new(
                 "params.keys",
                 "needs regions: use { dist = \"zipf\", regions = .., s = .. }",
@@ -269,7 +269,7 @@ impl Experiment for DhtBalance {
         let n = env.nodes;
         let regions = match p.keys {
             KeyDist::Zipf { regions, .. } => regions,
-            KeyDist::Uniform {} => 1,
+            KeyDist::Uniform => 1,
         };
         let hashed = p.variant == Variant::Dht;
         let ring = if hashed {

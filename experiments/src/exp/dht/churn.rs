@@ -84,7 +84,7 @@ impl Default for Params {
             nodes: 1000,
             layout: Layout::Split,
             cache: true,
-            keys: KeyDist::Uniform {},
+            keys: KeyDist::Uniform,
             lookup_rate_hz: 0.1,
             duration_s: 1800.0,
             sample_s: 60.0,

@@ -89,7 +89,7 @@ impl Default for Params {
             layout: Layout::Split,
             cache: true,
             regions: 0,
-            keys: KeyDist::Uniform {},
+            keys: KeyDist::Uniform,
             objects: 1,
             pub_interval_s: 1.0,
             sub_interval_s: 1.0,

@@ -80,7 +80,7 @@ impl Default for Params {
             nodes: 1000,
             layout: Layout::Split,
             caches: vec![false, true],
-            keys: KeyDist::Uniform {},
+            keys: KeyDist::Uniform,
             lookups: 20_000,
             lookup_window_s: 10.0,
             warmup_s: 60.0,

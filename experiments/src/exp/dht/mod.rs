@@ -74,7 +74,7 @@ pub enum Layout {
 }
 
 /// Which keys a workload looks up, publishes or subscribes to.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "dist", deny_unknown_fields)]
 pub enum KeyDist {
     /// Uniform over the value space.
@@ -92,6 +92,36 @@ pub enum KeyDist {
     },
 }
 
+/// Read as the derived form would, but refusing keys next to `dist = "uniform"`: serde's
+/// `deny_unknown_fields` does not hold for a unit variant of an internally tagged enum, so
+/// `{ dist = "uniform", s = 2 }` was accepted with `s` silently ignored.
+impl<'de> Deserialize<'de> for KeyDist {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        /// The derived form.
+        #[derive(Deserialize)]
+        #[serde(rename_all = "kebab-case", tag = "dist", deny_unknown_fields)]
+        enum Raw {
+            Uniform,
+            Zipf { regions: u64, s: f64 },
+        }
+        let t = toml::Table::deserialize(d)?;
+        if t.get("dist").and_then(toml::Value::as_str) == Some("uniform")
+            && let Some(k) = t.keys().find(|k| *k != "dist")
+        {
+            return Err(D::Error::custom(format!(
+                "unknown field `{k}`: a uniform key distribution takes no parameters"
+            )));
+        }
+        Ok(
+            match Raw::deserialize(toml::Value::Table(t)).map_err(D::Error::custom)? {
+                Raw::Uniform => KeyDist::Uniform,
+                Raw::Zipf { regions, s } => KeyDist::Zipf { regions, s },
+            },
+        )
+    }
+}
+
 /// A key sampler for one job (shared by every node through an `Rc`).
 pub struct Keys {
     dist: KeyDist,
@@ -107,7 +137,7 @@ impl Keys {
     /// placement of popularity ranks from `seed`.
     pub fn new(dist: KeyDist, hashed: bool, seed: u64) -> Self {
         let (cdf, place) = match dist {
-            KeyDist::Uniform {} => (Vec::new(), Vec::new()),
+            KeyDist::Uniform => (Vec::new(), Vec::new()),
             KeyDist::Zipf { regions, s } => {
                 let r = regions as usize;
                 let mut acc = 0.0;
@@ -140,7 +170,7 @@ impl Keys {
     /// A region id by popularity (Zipf), or a uniform value's "region" (uniform keys).
     pub fn region(&self, rng: &mut impl rand::Rng) -> u64 {
         match self.dist {
-            KeyDist::Uniform {} => rng.random(),
+            KeyDist::Uniform => rng.random(),
             KeyDist::Zipf { .. } => {
                 let u: f64 = rng.random();
                 let k = self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1);
@@ -152,7 +182,7 @@ impl Keys {
     /// Width of one region in the value space (the whole space for uniform keys).
     pub fn region_width(&self) -> u128 {
         match self.dist {
-            KeyDist::Uniform {} => 1,
+            KeyDist::Uniform => 1,
             KeyDist::Zipf { regions, .. } => (1u128 << 64) / u128::from(regions),
         }
     }
@@ -164,7 +194,7 @@ impl Keys {
             return mercury::hash_key(r);
         }
         match self.dist {
-            KeyDist::Uniform {} => r,
+            KeyDist::Uniform => r,
             KeyDist::Zipf { .. } => {
                 let w = self.region_width();
                 let off: u64 = rng.random_range(0..w.min(u128::from(u64::MAX)) as u64);

@@ -273,8 +273,7 @@ impl Experiment for SpdSim {
         // every action crosses the server network and comes back as an update to every
         // client: about 2 × (servers + clients) events per action
         let actions = p.clients as f64 * p.action_rate_hz * (p.duration_s + p.warmup_s);
-        let events =
-            p.algos.len() as f64 * actions * 2.0 * (p.servers as f64 + p.clients as f64);
+        let events = p.algos.len() as f64 * actions * 2.0 * (p.servers as f64 + p.clients as f64);
         Estimate::new(events, 64 << 20)
     }
 

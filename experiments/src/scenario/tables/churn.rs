@@ -166,10 +166,7 @@ impl ChurnSpec {
             if d as usize >= n {
                 return Err(KeyError::new(
                     &format!("churn.initially_down.{i}"),
-                    format!(
-                        "names node {d} but there are {n} nodes (0..{})",
-                        n - 1
-                    ),
+                    format!("names node {d} but there are {n} nodes (0..{})", n - 1),
                 ));
             }
         }
