@@ -674,7 +674,7 @@ fn defects_the_probe_generator_found_are_refused_before_any_work() {
     );
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("params.keys"), Some(4)),
+        (Some("params.keys.s"), Some(4)),
         "{e}"
     );
     // Churn sessions with a mean of 1e300 s: no node would ever churn.
