@@ -270,7 +270,7 @@ fn lease_bounds_out_of_order_blame_the_key_written() {
     let e = err(&bad);
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("params.lease_max_s"), Some(33)),
+        (Some("params.lease_max_s"), Some(32)),
         "{e}"
     );
 }
