@@ -33,6 +33,20 @@ pub trait Experiment: Send + Sync + 'static {
     const ABOUT: &'static str;
     /// Which shared tables it reads; a scenario that sets an unused one is rejected.
     const TABLES: Tables;
+    /// Keys of the shared tables it reads that it nevertheless ignores (`"topology.hosts"`):
+    /// a scenario that sets one, directly or in a sweep, is rejected, since the setting would
+    /// have no effect.
+    const UNUSED_KEYS: &'static [&'static str] = &[];
+    /// Keys of the shared tables it accepts although they change none of its outputs, each
+    /// with the reason (`mmvesim describe` shows them; the registry-wide test checks that the
+    /// outputs are indeed identical). [`crate::scenario::tables::NO_OUTPUT_EFFECT`] lists
+    /// those common to every experiment.
+    const NO_EFFECT_KEYS: &'static [(&'static str, &'static str)] = &[];
+    /// A small scenario of this experiment: the TOML of a file without its `experiment = `
+    /// line, whose run takes well under a second. The registry-wide test (every key of the
+    /// shared tables it uses changes its outputs) and the fuzz crate's probes start from it;
+    /// an experiment without one fails that test.
+    const EXAMPLE: &'static str = "";
 
     /// Checks that involve several keys or the shared tables (a single key's range
     /// belongs in the parameter declaration). Runs for every sweep point before any job.
@@ -57,8 +71,44 @@ pub trait Experiment: Send + Sync + 'static {
     /// Run one job.
     fn run(&self, job: &Job<'_, Self::Params>) -> anyhow::Result<Vec<Table>>;
 
+    /// What one job of this point costs: engine events (or the equivalent work) and peak
+    /// memory. The runner adds the jobs up and asks for `--yes` when a run would take more
+    /// than a day or more memory than the machine has. The default knows only the shared
+    /// tables' memory.
+    fn estimate(&self, params: &Self::Params, settings: &Settings) -> Estimate {
+        let _ = params;
+        Estimate {
+            events: None,
+            bytes: Some(settings.memory_bytes()),
+        }
+    }
+
     /// Plots to draw from the merged tables.
     fn plots(&self, scenario: &Scenario<Self::Params>) -> Vec<PlotSpec>;
+}
+
+/// The cost of one job, estimated before anything runs ([`Experiment::estimate`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Estimate {
+    /// Engine events, or work equivalent to them (about a few hundred instructions each);
+    /// `None`: unknown.
+    pub events: Option<f64>,
+    /// Peak memory, bytes; `None`: unknown.
+    pub bytes: Option<u64>,
+}
+
+impl Estimate {
+    /// `events` events (at least 1; a non-finite count is the largest one) and `bytes` bytes.
+    pub fn new(events: f64, bytes: u64) -> Estimate {
+        Estimate {
+            events: Some(if events.is_finite() {
+                events.max(1.0)
+            } else {
+                f64::MAX
+            }),
+            bytes: Some(bytes),
+        }
+    }
 }
 
 /// One unit of work: a sweep point × a repetition.
@@ -138,6 +188,8 @@ pub trait Loaded: Send + Sync {
     fn run_job(&self, job: usize, progress: &Progress) -> anyhow::Result<Vec<Table>>;
     /// The plots to draw.
     fn plots(&self) -> Vec<PlotSpec>;
+    /// The estimated cost of job `job` ([`Experiment::estimate`]).
+    fn estimate(&self, job: usize) -> Estimate;
 
     /// Number of jobs: points × repetitions.
     fn job_count(&self) -> usize {
@@ -180,6 +232,11 @@ impl<E: Experiment> Loaded for LoadedScenario<E> {
     fn plots(&self) -> Vec<PlotSpec> {
         self.experiment.plots(&self.scenario)
     }
+    fn estimate(&self, job: usize) -> Estimate {
+        let reps = self.scenario.meta.repetitions as usize;
+        let point = &self.scenario.points[job / reps];
+        self.experiment.estimate(&point.params, &point.settings)
+    }
 }
 
 /// [`Schema`] view of an experiment, for the scenario layer.
@@ -210,6 +267,9 @@ impl<E: Experiment> Schema for SchemaOf<E> {
     ) -> Result<(), KeyError> {
         self.0.check_repetition(params, settings, seed)
     }
+    fn unused_keys(&self) -> &'static [&'static str] {
+        E::UNUSED_KEYS
+    }
 }
 
 /// An experiment with its parameter type erased, as the registry stores it.
@@ -222,6 +282,14 @@ pub trait DynExperiment: Send + Sync {
     fn tables(&self) -> Tables;
     /// Every key of its `[params]`: type, default, range, meaning.
     fn describe(&self) -> Vec<ParamDoc>;
+    /// The JSON Schema of its `[params]` (what [`DynExperiment::describe`] is made from).
+    fn params_schema(&self) -> serde_json::Value;
+    /// Shared-table keys it ignores ([`Experiment::UNUSED_KEYS`]).
+    fn unused_keys(&self) -> &'static [&'static str];
+    /// Shared-table keys that change none of its outputs ([`Experiment::NO_EFFECT_KEYS`]).
+    fn no_effect_keys(&self) -> &'static [(&'static str, &'static str)];
+    /// Its small example scenario ([`Experiment::EXAMPLE`]).
+    fn example(&self) -> &'static str;
     /// Validate a parsed file against this experiment.
     fn validate(&self, header: &Header) -> Result<Box<dyn Loaded>, ScenarioError>;
 }
@@ -238,6 +306,18 @@ impl<E: Experiment> DynExperiment for &'static E {
     }
     fn describe(&self) -> Vec<ParamDoc> {
         crate::scenario::params::describe::<E::Params>()
+    }
+    fn params_schema(&self) -> serde_json::Value {
+        schemars::schema_for!(E::Params).as_value().clone()
+    }
+    fn unused_keys(&self) -> &'static [&'static str] {
+        E::UNUSED_KEYS
+    }
+    fn no_effect_keys(&self) -> &'static [(&'static str, &'static str)] {
+        E::NO_EFFECT_KEYS
+    }
+    fn example(&self) -> &'static str {
+        E::EXAMPLE
     }
     fn validate(&self, header: &Header) -> Result<Box<dyn Loaded>, ScenarioError> {
         let scenario = header.validate(&SchemaOf(*self))?;
@@ -341,6 +421,10 @@ pub fn describe_markdown(e: &dyn DynExperiment) -> String {
         about = e.about(),
         tables = e.tables().summary()
     );
+    if let Some(k) = keys_summary(e) {
+        s.push_str(&k);
+        s.push_str("\n\n");
+    }
     let docs = e.describe();
     if docs.is_empty() {
         s.push_str("No `[params]`.\n");
@@ -349,6 +433,28 @@ pub fn describe_markdown(e: &dyn DynExperiment) -> String {
     }
     s.push_str(&format!("<!-- /describe:{} -->\n", e.name()));
     s
+}
+
+/// One paragraph on the shared-table keys `e` ignores (refused) and those that do not change
+/// its outputs, if any.
+pub fn keys_summary(e: &dyn DynExperiment) -> Option<String> {
+    let mut parts = Vec::new();
+    if !e.unused_keys().is_empty() {
+        let keys: Vec<String> = e.unused_keys().iter().map(|k| format!("`{k}`")).collect();
+        parts.push(format!("Refused (no effect here): {}.", keys.join(", ")));
+    }
+    if !e.no_effect_keys().is_empty() {
+        let keys: Vec<String> = e
+            .no_effect_keys()
+            .iter()
+            .map(|(k, why)| format!("`{k}` ({why})"))
+            .collect();
+        parts.push(format!(
+            "Accepted but without effect on the outputs: {}.",
+            keys.join("; ")
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
 }
 
 /// The table of every registered experiment that scenarios/README.md holds between

@@ -214,6 +214,8 @@ pub fn corpus(target: Target, root: &Path) -> Result<Vec<Seed>, String> {
             }
         }
         Target::SelfTest => out.push(seed("self-test", Vec::new(), 1)),
+        // Made from the registry (`crate::probe`), not from files.
+        Target::Probe => out.push(seed("the registry", Vec::new(), 1)),
         Target::Scenario => {
             for f in files(&root.join("scenarios"), "toml")? {
                 let b = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;

@@ -64,6 +64,8 @@ pub struct Counts {
     pub secs: f64,
     /// Child processes started.
     pub children: u64,
+    /// Clean outcomes by class (the probes' classes; empty for the readers).
+    pub classes: std::collections::BTreeMap<String, u64>,
 }
 
 /// The result of a run.
@@ -78,7 +80,8 @@ pub struct Report {
 }
 
 /// Child mode: run inputs `start..start+count` and report on stdout (`P k msg` panic, `B k msg`
-/// bad outcome, `H k ok err` hang, then exit 3; `D ok err` done).
+/// bad outcome, `C k class` a clean outcome of a class, `H k ok err` hang, then exit 3; `D ok
+/// err` done).
 pub fn child(target: Target, seed: u64, start: u64, count: u64, limit: Duration) -> i32 {
     let root = crate::corpus::workspace_root();
     let seeds = match corpus(target, &root) {
@@ -138,6 +141,10 @@ pub fn child(target: Target, seed: u64, start: u64, count: u64, limit: Duration)
             }
             Verdict::Error => {
                 counts[1].fetch_add(1, SeqCst);
+            }
+            Verdict::Class(class, refused) => {
+                counts[usize::from(refused)].fetch_add(1, SeqCst);
+                say(format!("C {k} {class}"));
             }
             Verdict::Bad(m) => say(format!("B {k} {}", escape(&m))),
             Verdict::Panic(m) => say(format!("P {k} {}", escape(&m))),
@@ -221,6 +228,7 @@ impl Driver {
         start: u64,
         count: u64,
     ) -> std::io::Result<(ChildEnd, Vec<(u64, &'static str, String)>)> {
+        let mut classes: Vec<String> = Vec::new();
         let kb = self.opts.mem_mb * 1024;
         let stderr = std::fs::File::create(&self.stderr_file)?;
         let mut child = Command::new("sh")
@@ -249,6 +257,7 @@ impl Driver {
                 match tag {
                     "P" => found.push((a, "panic", unescape(rest))),
                     "B" => found.push((a, "bad", unescape(rest))),
+                    "C" => classes.push(rest.to_owned()),
                     "D" => {
                         let err = rest.parse().unwrap_or(0);
                         end = Some(ChildEnd::Done { ok: a, err });
@@ -263,6 +272,16 @@ impl Driver {
             }
         }
         let status = child.wait()?;
+        // Classes of inputs that ended cleanly (also in a crashed child, whose other inputs
+        // are run again: so only counted when the child ended normally or hung).
+        let counted = matches!(end, Some(ChildEnd::Done { .. }) if status.success())
+            || matches!(end, Some(ChildEnd::Hang { .. }));
+        if counted {
+            let c = self.counts(t);
+            for k in classes {
+                *c.classes.entry(k).or_default() += 1;
+            }
+        }
         // a child that crashed or hung leaves its scratch directory behind (`exec` keeps the
         // shell's process id)
         let _ = std::fs::remove_dir_all(Context::scratch_dir(t.name(), child.id()));

@@ -60,6 +60,8 @@ pub enum Verdict {
     Bad(String),
     /// A panic with its message and location.
     Panic(String),
+    /// [`Outcome::Classed`]: a clean outcome of a finer class, a refusal or an acceptance.
+    Class(&'static str, bool),
 }
 
 impl Verdict {
@@ -79,6 +81,7 @@ pub fn run_caught(target: Target, input: &Input, cx: &Context) -> Verdict {
         Ok(Outcome::Ok) => Verdict::Ok,
         Ok(Outcome::Error(_)) => Verdict::Error,
         Ok(Outcome::Bad(b)) => Verdict::Bad(b),
+        Ok(Outcome::Classed { class, refused }) => Verdict::Class(class, refused),
         Err(_) => Verdict::Panic(msg),
     }
 }
@@ -148,8 +151,8 @@ pub fn run_range_in_process(
                 let input = make_input(target, &s2, seed, k);
                 p2.start(k, epoch);
                 match run_caught(target, &input, &cx2) {
-                    Verdict::Ok => res.ok += 1,
-                    Verdict::Error => res.err += 1,
+                    Verdict::Ok | Verdict::Class(_, false) => res.ok += 1,
+                    Verdict::Error | Verdict::Class(_, true) => res.err += 1,
                     v => res.findings.push((k, v, input)),
                 }
             }

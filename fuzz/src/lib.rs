@@ -2,7 +2,9 @@
 //!
 //! Targets ([`Target`]): latency matrices in every form the `topologies` readers accept
 //! (square, multi-frame, `i j rtt` triples, gzipped through the file readers), `.brite` files
-//! (C++ and Java layouts), the SPD instance JSON (`spd`) and scenario TOML (`experiments`).
+//! (C++ and Java layouts), the SPD instance JSON (`spd`), scenario TOML (`experiments`), and
+//! `probe`: scenarios derived from every registered experiment's declaration, validated and,
+//! when accepted, run ([`probe`]).
 //!
 //! Inputs are structured mutations of the files the repository ships (byte flips, token swaps,
 //! numbers replaced by extremes, NaN, negatives and huge values, lines deleted, duplicated and
@@ -18,6 +20,7 @@ pub mod corpus;
 pub mod driver;
 pub mod exec;
 pub mod mutate;
+pub mod probe;
 pub mod structured;
 pub mod targets;
 

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! mmvesim-fuzz --target all --count 1000000 --seed 1
+//! mmvesim-fuzz --target probe --count 20000
 //! mmvesim-fuzz --target brite,matrix --seconds 600
 //! mmvesim-fuzz --replay fuzz/regressions/brite/new/panic-….brite --target brite
 //! ```
@@ -16,7 +17,7 @@ const USAGE: &str = "usage: mmvesim-fuzz [--target all|NAME[,NAME...]] (--count 
 [--seed S] [--batch B] [--limit-ms MS] [--mem-mb MB] [--no-save]
        mmvesim-fuzz --target NAME --replay FILE
        mmvesim-fuzz --target NAME --sample K [--seed S]   (print K outcomes, to tune mutations)
-targets: matrix frames triples matrix-gz brite spd scenario";
+targets: matrix frames triples matrix-gz brite spd scenario probe";
 
 struct Args {
     targets: Vec<Target>,
@@ -148,6 +149,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    for (t, c) in &report.counts {
+        for (class, n) in &c.classes {
+            println!("class {:<10} {class:<24} {n:>10}", t.name());
+        }
+    }
     println!(
         "{:<10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}",
         "target", "inputs", "ok", "error", "findings", "time s", "inputs/s"

@@ -38,6 +38,9 @@ pub enum Target {
     Spd,
     /// Scenario TOML (`experiments::scenario::Scenario::parse`).
     Scenario,
+    /// Probes derived from every registered experiment's declaration, validated and, when
+    /// accepted, run ([`crate::probe`]).
+    Probe,
     /// Not a reader: checks the harness itself. Input `k` is the text of `k`; inputs 37 and
     /// 38 panic, 101 aborts, 150 hangs, 200 asks for a terabyte. Not part of [`Target::ALL`].
     SelfTest,
@@ -45,7 +48,20 @@ pub enum Target {
 
 impl Target {
     /// Every target, in a fixed order.
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
+        Target::Matrix,
+        Target::Frames,
+        Target::Triples,
+        Target::MatrixGz,
+        Target::Brite,
+        Target::Spd,
+        Target::Scenario,
+        Target::Probe,
+    ];
+
+    /// The readers of outside files ([`Target::ALL`] but the probes, which run
+    /// simulations and are much slower per input).
+    pub const READERS: [Target; 7] = [
         Target::Matrix,
         Target::Frames,
         Target::Triples,
@@ -65,6 +81,7 @@ impl Target {
             Self::Brite => "brite",
             Self::Spd => "spd",
             Self::Scenario => "scenario",
+            Self::Probe => "probe",
             Self::SelfTest => "selftest",
         }
     }
@@ -85,14 +102,17 @@ impl Target {
             Self::MatrixGz => "tsv.gz",
             Self::Brite => "brite",
             Self::Spd => "json",
-            Self::Scenario => "toml",
+            Self::Scenario | Self::Probe => "toml",
         }
     }
 
     /// Whether the reader belongs to `topologies` (whose bugs this harness's owner fixes); for
     /// the others findings are reported.
     pub fn is_topologies(self) -> bool {
-        !matches!(self, Self::Spd | Self::Scenario | Self::SelfTest)
+        !matches!(
+            self,
+            Self::Spd | Self::Scenario | Self::Probe | Self::SelfTest
+        )
     }
 
     /// Words of the format worth inserting in place of a token.
@@ -128,6 +148,7 @@ impl Target {
                 "\"A\"",
                 "true",
             ],
+            Self::Probe => &[],
             Self::Scenario => &[
                 "kind",
                 "\"waxman\"",
@@ -192,6 +213,9 @@ pub fn make_input(target: Target, seeds: &[Seed], seed: u64, index: u64) -> Inpu
             opts: 0,
             origin: "self-test".into(),
         };
+    }
+    if target == Target::Probe {
+        return crate::probe::make_input(seed, index);
     }
     let mut r = Rand::for_input(seed, target as u64, index);
     let opts = r.u64() as u32;
@@ -262,6 +286,14 @@ pub enum Outcome {
     Error(String),
     /// A broken promise: an unclear error or a result that should not exist.
     Bad(String),
+    /// A clean outcome of a finer class (the probes': `refused-with-location`,
+    /// `accepted-ran`, ...), counted as a refusal or an acceptance.
+    Classed {
+        /// The class.
+        class: &'static str,
+        /// Whether the input was refused (counted with the errors) or accepted.
+        refused: bool,
+    },
 }
 
 /// Where the targets may write files and find the workspace.
@@ -374,6 +406,7 @@ pub fn run(target: Target, input: &Input, cx: &Context) -> Outcome {
                 Err(e) => judge_message(&e.to_string(), None),
             }
         }
+        Target::Probe => crate::probe::judge(input, &cx.root),
         Target::Scenario => {
             let path = cx.root.join("scenarios/fuzz-input.toml");
             let text = String::from_utf8_lossy(&input.bytes);
@@ -577,13 +610,16 @@ fn judge_matrix(
                 if !nan_ok {
                     return Outcome::Bad(format!("NaN at ({i}, {j}) with missing = none"));
                 }
-            } else if !(v.is_finite() && v >= 0.0) {
+            } else if !(v.is_finite() && (0.0..=topologies::MAX_LATENCY_MS).contains(&v)) {
                 return Outcome::Bad(format!("value {v} at ({i}, {j})"));
             }
             if i == j && (opts.zero_diagonal || triples) && v != 0.0 {
                 return Outcome::Bad(format!("diagonal ({i}, {i}) is {v}, expected 0"));
             }
         }
+    }
+    if m.missing_off_diagonal() == m.n * (m.n - 1) {
+        return Outcome::Bad("accepted a matrix in which every pair is missing".into());
     }
     Outcome::Ok
 }

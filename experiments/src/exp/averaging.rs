@@ -11,7 +11,7 @@
 //! Table `cycles`: mean and variance of the values after every cycle (the variance
 //! falls geometrically, the mean stays put: the protocol's correctness check).
 
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
@@ -173,6 +173,9 @@ impl Experiment for Averaging {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    /// Without a topology the latency is always `constant_ms`.
+    const UNUSED_KEYS: &'static [&'static str] = &["network.latency"];
+    const EXAMPLE: &'static str = "[params]\nnodes = 50\ndegree = 4\ncycles = 5\n";
 
     fn check(&self, p: &Params, _settings: &Settings) -> Result<(), KeyError> {
         in_range(
@@ -182,6 +185,15 @@ impl Experiment for Averaging {
             (p.nodes - 1).min(MAX_DEGREE) as f64,
         )?;
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // each node's timer, its push and the pull reply, per cycle
+        let n = p.nodes as f64;
+        Estimate::new(
+            3.0 * n * p.cycles as f64,
+            settings.memory_bytes() + (n * 256.0) as u64,
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

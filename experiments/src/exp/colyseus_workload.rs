@@ -28,7 +28,7 @@
 //! tie-break), the Zipf slope, fights, missiles and the share of time players stand),
 //! `game_stats` (the four statistics of each game alone: the spread between maps).
 
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use};
@@ -96,6 +96,8 @@ impl Experiment for ColyseusWorkload {
         network: Use::Unused,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str =
+        "[params]\ngames = 1\nwarmup_s = 2.0\nduration_s = 10.0\nwindow_s = 2.0\nfit_ranks = 10\n";
 
     fn check(&self, p: &Params, _: &Settings) -> Result<(), KeyError> {
         p.game
@@ -131,6 +133,13 @@ impl Experiment for ColyseusWorkload {
             ));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, _settings: &Settings) -> Estimate {
+        // no engine: every game steps its bots frame by frame (10 frames a second)
+        let frames = (p.warmup_s + p.duration_s) * 10.0;
+        let work = p.games as f64 * f64::from(p.game.players) * frames * 20.0;
+        Estimate::new(work, 64 << 20)
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

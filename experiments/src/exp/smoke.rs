@@ -10,7 +10,7 @@
 //! and mean RTT per sampling interval), `rtt` (every measured RTT).
 
 use crate::environment::EnvOptions;
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
@@ -147,8 +147,14 @@ impl Experiment for Smoke {
         network: Use::Optional,
         churn: Use::Optional,
     };
+    const EXAMPLE: &'static str = "[params]\nduration_s = 5.0\nnodes = 20\n";
 
-    fn check(&self, p: &Params, _settings: &Settings) -> Result<(), KeyError> {
+    fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
+        // Node ids of [churn] against the node count (with a topology the shared tables
+        // checked them already).
+        settings
+            .churn
+            .check_nodes(settings.sim_nodes().unwrap_or(p.nodes))?;
         in_range("params.rumor_at_s", p.rumor_at_s, 0.0, p.duration_s)?;
         in_range(
             "params.sample_interval_s",
@@ -157,6 +163,22 @@ impl Experiment for Smoke {
             p.duration_s,
         )?;
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        let n = settings.sim_nodes().unwrap_or(p.nodes) as f64;
+        let pings = n * p.duration_s * 1000.0 / p.ping_interval_ms;
+        let churn = settings.churn.events_per_s(n as usize) * p.duration_s;
+        // a ping and its pong per interval, one sample per node and interval, the rumour;
+        // every RTT is kept (8 bytes)
+        let events = 2.0 * pings
+            + n * p.duration_s / p.sample_interval_s
+            + n * (p.fanout as f64 + 1.0)
+            + 3.0 * churn;
+        Estimate::new(
+            events,
+            settings.memory_bytes() + (n * 256.0 + pings * 8.0) as u64,
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

@@ -134,6 +134,9 @@ pub struct RunOptions {
     pub progress_every: Option<std::time::Duration>,
     /// Clear a results folder that holds another scenario's results.
     pub clean: bool,
+    /// Run even when the estimated work exceeds a day or the estimated memory exceeds this
+    /// machine ([`size_check`]).
+    pub yes: bool,
 }
 
 /// Largest number of worker threads `--jobs` accepts.
@@ -247,6 +250,70 @@ fn remove_unlisted(out: &Path, manifest: &Manifest) {
     }
 }
 
+/// Engine events per second one thread is assumed to handle when a run's duration is
+/// estimated: the slower experiments' rate (a Mercury ring under churn handles about 2 M
+/// events/s per thread; simple node logic 10 M).
+pub const EVENTS_PER_SECOND: f64 = 2e6;
+
+/// Work beyond which a run needs `--yes`: a day.
+pub const DAY_S: f64 = 86_400.0;
+
+/// What running `jobs` of `s` on `threads` threads would take, if that is more than a day of
+/// work or more memory at once than this machine has: the message saying so, with the
+/// estimates (`None`: within bounds, or nothing is known). Jobs run `threads` at a time, so
+/// the memory at once is the largest job's estimate times the jobs that run side by side.
+pub fn size_check(s: &dyn Loaded, jobs: &[usize], threads: usize) -> Option<String> {
+    let side_by_side = threads.clamp(1, jobs.len().max(1));
+    let (mut events, mut bytes) = (0.0f64, 0u64);
+    for &j in jobs {
+        let e = s.estimate(j);
+        events += e.events.unwrap_or(0.0);
+        bytes = bytes.max(e.bytes.unwrap_or(0));
+    }
+    let at_once = bytes.saturating_mul(side_by_side as u64);
+    let secs = events / (EVENTS_PER_SECOND * side_by_side as f64);
+    let have = crate::scenario::tables::data::machine_memory();
+    let mut why = Vec::new();
+    if secs > DAY_S {
+        why.push(format!(
+            "about {} of work ({events:.2e} engine events or equivalent over {} job(s) at {} \
+             events/s on each of {side_by_side} thread(s))",
+            duration_text(secs),
+            jobs.len(),
+            progress::si(EVENTS_PER_SECOND),
+        ));
+    }
+    if at_once > have / 10 * 9 {
+        why.push(format!(
+            "about {} of memory at once ({side_by_side} job(s) side by side, the largest \
+             {}) but this machine has {}",
+            crate::scenario::tables::data::bytes_text(at_once),
+            crate::scenario::tables::data::bytes_text(bytes),
+            crate::scenario::tables::data::bytes_text(have)
+        ));
+    }
+    if why.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{}: this run needs {}; pass --yes to run it anyway (or fewer --jobs, a --shard, a \
+         smaller sweep)",
+        s.meta().file.display(),
+        why.join(" and ")
+    ))
+}
+
+/// `3.2 days`, `5.1 hours`, `40 min`.
+fn duration_text(secs: f64) -> String {
+    if secs >= 2.0 * DAY_S {
+        format!("{:.1} days", secs / DAY_S)
+    } else if secs >= 3600.0 {
+        format!("{:.1} hours", secs / 3600.0)
+    } else {
+        format!("{:.0} min", secs / 60.0)
+    }
+}
+
 /// Run (a shard of) a scenario.
 pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
     let out = opts.out.clone().unwrap_or_else(|| default_out(s));
@@ -273,6 +340,15 @@ pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
         })
         .collect();
     let skipped = mine.len() - todo.len();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("building the thread pool")?;
+    if !opts.yes
+        && let Some(why) = size_check(s, &todo, pool.current_num_threads())
+    {
+        bail!(why);
+    }
     let display = progress::Display::choose(
         opts.quiet,
         opts.progress_every
@@ -280,10 +356,6 @@ pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
     );
     let board = progress::Board::new(todo.len());
     let stop = AtomicBool::new(false);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("building the thread pool")?;
     let reps = s.meta().repetitions as usize;
     let name = s.meta().name.clone();
     let results: Vec<Result<()>> = std::thread::scope(|scope| {

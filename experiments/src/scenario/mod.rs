@@ -39,6 +39,10 @@ pub trait Schema {
     fn tables(&self) -> Tables;
     /// Checks that involve several keys (one key's range belongs in its declaration).
     fn check(&self, params: &Self::Params, settings: &Settings) -> Result<(), KeyError>;
+    /// Keys of the shared tables it ignores: setting one is an error.
+    fn unused_keys(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Checks that need a repetition's random inputs (its topology), with the
     /// repetition's seed `seed`; the default checks nothing.
     fn check_repetition(
@@ -422,6 +426,7 @@ fn validate_point<S: Schema>(
     base: &Path,
 ) -> Result<(Settings, S::Params), KeyError> {
     let raw: RawScenario = from_value(toml::Value::Table(t.clone()), "")?;
+    tables::reject_keys(t, schema.unused_keys(), schema.name())?;
     let topology = raw
         .topology
         .as_ref()

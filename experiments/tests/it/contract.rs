@@ -278,9 +278,15 @@ fn every_shipped_scenario_and_its_quick_variant_validate() {
         if p.extension().and_then(|x| x.to_str()) != Some("toml") {
             continue;
         }
-        reg.load(&p).unwrap_or_else(|e| panic!("{e}"));
+        let s = reg.load(&p).unwrap_or_else(|e| panic!("{e}"));
         let q = reg.load_quick(&p).unwrap_or_else(|e| panic!("{e}"));
         assert!(q.meta().quick);
+        // Long legal runs stay legal: no shipped scenario needs `--yes` on two threads.
+        for x in [&s, &q] {
+            let jobs: Vec<usize> = (0..x.job_count()).collect();
+            let why = runner::size_check(&**x, &jobs, 2);
+            assert_eq!(why, None, "{}", p.display());
+        }
         n += 1;
     }
     assert!(n >= 15, "only {n} scenario files found");

@@ -510,7 +510,6 @@ kind = "waxman"
 nodes = 1000
 side_ms = 200.0
 hs = 1000
-ls = 100
 m = 2
 alpha = 0.15
 beta = 0.2

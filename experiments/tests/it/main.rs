@@ -18,6 +18,7 @@ mod reliability;
 mod report;
 mod runner;
 mod scenario;
+mod settings_effect;
 mod slurm;
 mod smoke_props;
 mod spd;

@@ -18,7 +18,6 @@ kind = "plane"
 nodes = 120
 side_ms = 150.0
 [network]
-latency = "topology"
 jitter_ms = { dist = "exponential", mean = 5.0 }
 ordering = "reorder"
 [params]
@@ -260,7 +259,7 @@ fn lease_bounds_out_of_order_blame_the_key_written() {
     let e = err(&bad);
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("params.lease_min_s"), Some(33)),
+        (Some("params.lease_min_s"), Some(32)),
         "{e}"
     );
     assert!(
@@ -271,7 +270,7 @@ fn lease_bounds_out_of_order_blame_the_key_written() {
     let e = err(&bad);
     assert_eq!(
         (e.key.as_deref(), e.line),
-        (Some("params.lease_max_s"), Some(33)),
+        (Some("params.lease_max_s"), Some(32)),
         "{e}"
     );
 }

@@ -10,7 +10,6 @@ const TINY: &str = r#"
 experiment = "pruned-clocks"
 seed = 3
 [network]
-latency = "constant"
 constant_ms = 50.0
 jitter_ms = { dist = "exponential", mean = 10.0 }
 ordering = "reorder"

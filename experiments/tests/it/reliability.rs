@@ -531,3 +531,176 @@ fn repeated_list_entries_are_refused() {
     assert_eq!(e.key.as_deref(), Some("sweep.params.fanout"), "{e}");
     assert!(e.message.contains("repeats value 0"), "{e}");
 }
+
+#[test]
+fn settings_that_only_apply_with_another_are_refused() {
+    // Each of these was accepted and changed nothing in the outputs (found by the
+    // registry-wide settings test): refused at the key written, before any work.
+    let smoke = |extra: &str| format!("experiment = \"smoke\"\n{extra}[params]\nnodes = 20\n");
+    for (text, key, line) in [
+        (
+            smoke("[topology]\nkind = \"waxman\"\nnodes = 20\nhs = 100\nls = 10\n"),
+            "topology.ls",
+            6,
+        ),
+        (
+            smoke("[topology]\nkind = \"waxman\"\nnodes = 20\n[network]\nconstant_ms = 5.0\n"),
+            "network.constant_ms",
+            6,
+        ),
+        (
+            smoke("[network]\nordering = \"reorder\"\n"),
+            "network.ordering",
+            3,
+        ),
+        (
+            smoke("[churn]\ninitially_down = [1]\ncrash_fraction = 0.5\n"),
+            "churn.crash_fraction",
+            4,
+        ),
+        (
+            smoke("[churn]\ninitially_down = [1]\nstable_nodes = 3\n"),
+            "churn.stable_nodes",
+            4,
+        ),
+        (
+            smoke("[churn]\ninitially_down = [1]\nstart_s = 3.0\n"),
+            "churn.start_s",
+            4,
+        ),
+    ] {
+        let e = err(&text);
+        assert_eq!((e.key.as_deref(), e.line), (Some(key), Some(line)), "{e}");
+        assert!(e.message.contains("only applies"), "{e}");
+    }
+    // With what they need, they are accepted.
+    for ok in [
+        smoke(
+            "[topology]\nkind = \"waxman\"\nnodes = 20\nhs = 100\nplacement = \"heavy-tailed\"\nls = 10\n",
+        ),
+        smoke("[network]\nlatency = \"constant\"\nconstant_ms = 5.0\n"),
+        smoke(
+            "[network]\njitter_ms = { dist = \"exponential\", mean = 1.0 }\nordering = \"reorder\"\n",
+        ),
+        smoke(
+            "[churn]\nsession_s = { dist = \"exponential\", mean = 5.0 }\ndowntime_s = { dist = \"exponential\", mean = 1.0 }\ncrash_fraction = 0.5\nstable_nodes = 3\nstart_s = 3.0\n",
+        ),
+    ] {
+        crate::parse(Path::new("x.toml"), &ok).unwrap_or_else(|e| panic!("{e}\n{ok}"));
+    }
+}
+
+#[test]
+fn keys_an_experiment_ignores_are_refused_also_when_swept() {
+    // Without a topology, averaging's latency can only be the constant one.
+    let e = err("experiment = \"averaging\"\n[network]\nlatency = \"constant\"\n");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("network.latency"), Some(3)),
+        "{e}"
+    );
+    assert!(e.message.contains("does not use"), "{e}");
+    // A swept value is blamed on its sweep entry.
+    let e = err(&format!(
+        "experiment = \"core-diameter\"\n[topology]\nkind = \"matrix\"\nfile = {:?}\nnodes = 30\n[sweep]\n\"topology.missing\" = [-1.0, 0.0]\n",
+        data("latency/seattle99_median688.tsv")
+            .display()
+            .to_string()
+    ));
+    assert_eq!(e.line, Some(7), "{e}");
+    assert!(e.message.contains("topology.missing"), "{e}");
+}
+
+#[test]
+fn a_run_estimated_beyond_a_day_or_the_machine_needs_yes() {
+    let dir = std::env::temp_dir().join(format!("mmvesim-yes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("big.toml");
+    // 20 nodes pinging every 10 µs for 10⁵ s: 4·10¹¹ events, 1.6 TB of RTTs.
+    std::fs::write(
+        &f,
+        "experiment = \"smoke\"\n[params]\nnodes = 20\nduration_s = 100000.0\nping_interval_ms = 0.01\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = mmvesim()
+        .args(["run", "--quiet", "--no-plots", "--out"])
+        .arg(&out)
+        .arg(&f)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{e}");
+    for part in ["--yes", "engine events", "of memory at once", "big.toml"] {
+        assert!(e.contains(part), "{part:?} not in {e}");
+    }
+    // Refused before any job.
+    assert!(
+        !out.join("parts").exists()
+            || std::fs::read_dir(out.join("parts"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
+    // The small example of every experiment runs without being asked.
+    let reg = experiments::exp::registry();
+    for x in reg.iter() {
+        let text = format!("experiment = \"{}\"\n{}", x.name(), x.example());
+        let h = experiments::scenario::Header::parse(&dir.join("x.toml"), &text).unwrap();
+        let s = x.validate(&h).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(runner::size_check(&*s, &[0], 2), None, "{}", x.name());
+    }
+    // spd-sim sends every action's update to every client: with 1000 clients a job is
+    // about 5·10⁷ events, not the 6·10⁵ of a per-server count (a probe ran it as "small"
+    // and it took over 10 s).
+    let h = experiments::scenario::Header::parse(
+        &dir.join("x.toml"),
+        "experiment = \"spd-sim\"\n[params]\nservers = 8\nclients = 1000\nalgos = [\"alg-m\"]\nduration_s = 2.0\nwarmup_s = 0.5\n",
+    )
+    .unwrap();
+    let s = reg.validate(&h).unwrap();
+    let events = s.estimate(0).events.unwrap();
+    assert!(events > 3e7, "{events}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn defects_the_probe_generator_found_are_refused_before_any_work() {
+    // An unknown key inside a uniform key distribution was ignored (serde's
+    // `deny_unknown_fields` does not hold for a unit variant).
+    let e = err(
+        "experiment = \"dht-lookup\"\n[params]\nnodes = 50\nkeys = { dist = \"uniform\", s = 2.0 }\n",
+    );
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.keys.s"), Some(4)),
+        "{e}"
+    );
+    // Churn sessions with a mean of 1e300 s: no node would ever churn.
+    let e = err(
+        "experiment = \"smoke\"\n[churn]\nsession_s = { dist = \"exponential\", mean = 1e300 }\ndowntime_s = { dist = \"exponential\", mean = 1.0 }\n",
+    );
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("churn.session_s"), Some(3)),
+        "{e}"
+    );
+    // Churn naming a node beyond the node count of `[params]` (no topology).
+    for exp in ["smoke", "dht-churn"] {
+        let e = err(&format!(
+            "experiment = \"{exp}\"\n[churn]\nevents = [{{ at_s = 0.5, node = 1000000000, action = \"crash\" }}]\n[params]\nnodes = 40\n"
+        ));
+        assert_eq!(e.key.as_deref(), Some("churn.events.0.node"), "{exp}: {e}");
+        assert_eq!(e.line, Some(3), "{exp}: {e}");
+    }
+    // Vivaldi read before any host had probed: every estimate 0, every directed error -inf.
+    let e = err(
+        "experiment = \"core-estimation\"\n[topology]\nkind = \"waxman\"\nnodes = 40\nhs = 100\n[params]\nneighbours = [4]\nrates_hz = [0.001]\nlog_times_min = [0.5]\nlandmark_methods = [\"gnp\"]\n",
+    );
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.rates_hz.0"), Some(8)),
+        "{e}"
+    );
+}

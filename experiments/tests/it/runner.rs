@@ -46,6 +46,7 @@ fn run(s: &dyn Loaded, out: &Path, jobs: usize, shard: Option<Shard>) -> runner:
             no_plots: true,
             quiet: true,
             clean: false,
+            yes: false,
             progress_every: None,
         },
     )

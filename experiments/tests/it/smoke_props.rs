@@ -46,7 +46,12 @@ fn scenario() -> impl Strategy<Value = String> {
                 } else {
                     ""
                 };
-                let ordering = if reorder { "reorder" } else { "fifo" };
+                // `reorder` only applies with jitter (refused without).
+                let ordering = if reorder && !jitter.is_empty() {
+                    "reorder"
+                } else {
+                    "fifo"
+                };
                 let sweep = if sweep {
                     "[sweep]\n\"params.fanout\" = [1, 3]\n"
                 } else {

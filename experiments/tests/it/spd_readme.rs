@@ -108,6 +108,7 @@ fn readme_computation_path_on_the_quick_variant() {
             no_plots: true,
             quiet: true,
             clean: false,
+            yes: false,
             progress_every: None,
         },
     )

@@ -355,6 +355,7 @@ fn tables_are_byte_identical_across_thread_counts() {
                 no_plots: true,
                 quiet: true,
                 clean: false,
+                yes: false,
                 progress_every: None,
             },
         )

@@ -11,14 +11,24 @@ use mmvesim_fuzz::exec::Verdict;
 use mmvesim_fuzz::targets::unclear;
 use mmvesim_fuzz::{Target, corpus, make_input};
 
-/// Inputs per target in the fixed-seed share.
+/// Inputs per reader in the fixed-seed share.
 const SHARE: u64 = 4000;
+
+/// Probes in the fixed-seed share (each accepted probe runs a small simulation).
+const PROBE_SHARE: u64 = 600;
 
 #[test]
 fn fixed_seed_share_runs_clean() {
-    let n = SHARE * Target::ALL.len() as u64;
+    let n = SHARE * Target::READERS.len() as u64;
+    let readers: Vec<&str> = Target::READERS.iter().map(|t| t.name()).collect();
     let out = Command::new(env!("CARGO_BIN_EXE_mmvesim-fuzz"))
-        .args(["--target", "all", "--seed", "20240601", "--no-save"])
+        .args([
+            "--target",
+            &readers.join(","),
+            "--seed",
+            "20240601",
+            "--no-save",
+        ])
         .args(["--count", &n.to_string(), "--batch", "1250"])
         .args(["--limit-ms", "20000"])
         .output()
@@ -28,7 +38,7 @@ fn fixed_seed_share_runs_clean() {
     println!("{stdout}");
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains(", 0 findings"), "{stdout}\n{stderr}");
-    for t in Target::ALL {
+    for t in Target::READERS {
         let line = stdout
             .lines()
             .find(|l| l.split_whitespace().next() == Some(t.name()))
@@ -36,6 +46,104 @@ fn fixed_seed_share_runs_clean() {
         let inputs: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
         assert_eq!(inputs, SHARE, "{line}");
     }
+}
+
+#[test]
+fn fixed_seed_probe_share_runs_clean() {
+    // Through the real driver: child processes, address-space limit, watchdog.
+    let out = Command::new(env!("CARGO_BIN_EXE_mmvesim-fuzz"))
+        .args(["--target", "probe", "--seed", "20240601", "--no-save"])
+        .args(["--count", &PROBE_SHARE.to_string(), "--batch", "300"])
+        .args(["--limit-ms", "60000"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains(", 0 findings"), "{stdout}\n{stderr}");
+    // Refusals with a location and accepted runs are both seen.
+    for class in ["refused-with-location", "accepted-ran"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("class probe") && l.contains(class)),
+            "{class} not in\n{stdout}"
+        );
+    }
+}
+
+#[test]
+fn probes_cover_every_registered_experiment_and_every_class() {
+    use mmvesim_fuzz::probe::{Expect, probes, registry, scenario_text};
+    let all = probes();
+    assert_eq!(all.len(), registry().iter().count());
+    for (e, ps) in registry().iter().zip(all) {
+        let text = |p: &mmvesim_fuzz::probe::Probe| format!("{}: {}", e.name(), p.what);
+        assert!(ps.len() > 40, "{}: {} probes", e.name(), ps.len());
+        let has = |s: &str| ps.iter().any(|p| p.what.contains(s));
+        for what in [
+            "the example as it is",
+            "an unknown [params] key",
+            "a sweep over an unknown key",
+            "repetitions at the maximum",
+        ] {
+            assert!(has(what), "{}: no probe {what:?}", e.name());
+        }
+        // Every documented key of [params] is probed.
+        for d in e.describe() {
+            assert!(
+                ps.iter()
+                    .any(|p| p.what.starts_with(&format!("params.{} ", d.key))
+                        || p.what.starts_with(&format!("params.{}.", d.key))),
+                "{}: params.{} is never probed",
+                e.name(),
+                d.key
+            );
+        }
+        // Every shared key is probed, refused outright where the experiment does not use it.
+        for (k, _) in experiments::scenario::tables::SHARED_KEYS {
+            assert!(
+                ps.iter().any(|p| p.what.starts_with(k)),
+                "{}: {k}",
+                e.name()
+            );
+        }
+        for p in ps.iter().filter(|p| p.what.contains("does not use it")) {
+            assert_eq!(p.expect, Expect::Refuse, "{}", text(p));
+        }
+        // The example itself validates.
+        let example = ps
+            .iter()
+            .find(|p| p.what == "the example as it is")
+            .unwrap();
+        let t = scenario_text(example);
+        mmvesim_fuzz::parse_scenario(&corpus::workspace_root().join("scenarios/x.toml"), &t)
+            .unwrap_or_else(|x| panic!("{}: {x}", e.name()));
+    }
+}
+
+#[test]
+fn the_probe_oracle_can_fail() {
+    use mmvesim_fuzz::Input;
+    use mmvesim_fuzz::probe::judge;
+    let root = corpus::workspace_root();
+    // A valid scenario given as one that must be refused is a silent acceptance.
+    let bad = Input {
+        bytes: b"experiment = \"smoke\"\n[params]\nduration_s = 2.0\nnodes = 10\n".to_vec(),
+        opts: 1,
+        origin: "test".into(),
+    };
+    assert!(matches!(judge(&bad, &root), mmvesim_fuzz::Outcome::Bad(_)));
+    // As one that may be accepted, it runs.
+    let ok = Input { opts: 0, ..bad };
+    assert_eq!(
+        judge(&ok, &root),
+        mmvesim_fuzz::Outcome::Classed {
+            class: "accepted-ran",
+            refused: false
+        }
+    );
 }
 
 #[test]
@@ -55,7 +163,7 @@ fn regressions_replay_clean() {
         for f in files {
             let v = replay(t, &f, Duration::from_secs(30)).unwrap();
             assert!(
-                matches!(v, Verdict::Ok | Verdict::Error),
+                matches!(v, Verdict::Ok | Verdict::Error | Verdict::Class(..)),
                 "{}: {v:?}",
                 f.display()
             );

@@ -158,6 +158,9 @@ enum Cmd {
         /// Worker threads.
         #[arg(long, value_parser = parse_jobs)]
         jobs: Option<usize>,
+        /// Run scenarios whose estimated work exceeds a day, or memory this machine.
+        #[arg(long)]
+        yes: bool,
         /// Only scenarios whose file name contains this text.
         #[arg(long)]
         only: Option<String>,
@@ -188,6 +191,10 @@ struct RunFlags {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, value_parser = parse_jobs)]
     jobs: Option<usize>,
+    /// Run even if the estimated work exceeds a day, or the estimated memory this machine
+    /// (without it the run stops before starting and says so, with the estimates).
+    #[arg(long)]
+    yes: bool,
     /// Do not draw plots.
     #[arg(long)]
     no_plots: bool,
@@ -213,6 +220,7 @@ impl RunFlags {
             quiet: self.progress.quiet,
             clean: self.clean,
             progress_every: Some(self.progress.every()),
+            yes: self.yes,
         }
     }
 }
@@ -348,6 +356,9 @@ fn describe(registry: &Registry, name: Option<&str>, markdown: bool) -> Result<(
         }
         println!("{}: {}", e.name(), e.about());
         println!("tables: {}", e.tables().summary());
+        if let Some(k) = experiments::experiment::keys_summary(*e) {
+            println!("{k}");
+        }
         let docs = e.describe();
         if docs.is_empty() {
             println!("[params]: none");
@@ -547,6 +558,7 @@ fn real_main(cli: Cli) -> Result<()> {
         Cmd::Reproduce {
             dir,
             jobs,
+            yes,
             only,
             quick,
             progress,
@@ -588,6 +600,7 @@ fn real_main(cli: Cli) -> Result<()> {
                     &**s,
                     &RunOptions {
                         jobs,
+                        yes,
                         quiet: progress.quiet,
                         progress_every: Some(progress.every()),
                         ..Default::default()

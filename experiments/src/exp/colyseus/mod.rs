@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::dht::{check_memory, node_count};
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
@@ -171,6 +171,8 @@ impl Experiment for ColyseusExp {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str =
+        "[params]\nnodes = 4\nduration_s = 20.0\nmeasure_from_s = 5.0\nmeasure_to_s = 15.0\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         let n = node_count(settings, p.nodes);
@@ -198,6 +200,18 @@ impl Experiment for ColyseusExp {
         cfg.validate()
             .map_err(|e| KeyError::new("params.bots", e.to_string()))?;
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // per node and second: its players' publications, subscriptions and replica
+        // updates over the DHT (measured at about 30 events, and slow ones: weighted ×4)
+        let n = node_count(settings, p.nodes) as f64;
+        let players = (n * p.deployment.players_per_node() as f64).max(1.0);
+        let events = 4.0 * 30.0 * players * p.duration_s;
+        Estimate::new(
+            events,
+            settings.memory_bytes() + (n as u64).saturating_mul(BYTES_PER_NODE),
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

@@ -19,7 +19,7 @@
 //! the `member_region` nodes nearest a home node of its own ([`coresel::DynamicGroups::with_regions`]),
 //! instead of from all nodes.
 
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
@@ -100,6 +100,15 @@ impl Experiment for CoreDiameter {
         network: Use::Unused,
         churn: Use::Unused,
     };
+    /// It reads the node-to-node matrix (no end hosts), which must be complete (a missing-value
+    /// marker could only make it incomplete).
+    const UNUSED_KEYS: &'static [&'static str] = &[
+        "topology.hosts",
+        "topology.access_ms",
+        "topology.attach",
+        "topology.missing",
+    ];
+    const EXAMPLE: &'static str = "[topology]\nkind = \"waxman\"\nnodes = 60\nhs = 100\n[params]\ngroups = 5\nevents = 200\nwarmup_events = 20\nsample_every = 20\nproxy_counts = [5, 10]\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         settings.reject_hosts(Self::NAME)?;
@@ -141,6 +150,15 @@ impl Experiment for CoreDiameter {
             }
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // no engine: the group centres are recomputed for every membership event and proxy
+        // count (a group of up to `max_size` over the proxies); the all-pairs matrix first
+        let n = settings.sim_nodes().unwrap_or(0) as f64;
+        let proxies: f64 = p.proxy_counts.iter().map(|&k| k as f64).sum();
+        let work = p.events as f64 * (proxies + n) * p.max_size as f64 / 20.0 + n * n / 10.0;
+        Estimate::new(work, settings.memory_bytes())
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

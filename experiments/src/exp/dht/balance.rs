@@ -29,7 +29,7 @@ use super::{
     mercury_members, node_count,
 };
 use crate::environment::EnvOptions;
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::nodes::mercury::{Api, App, Traffic};
 use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::row;
@@ -231,6 +231,8 @@ impl Experiment for DhtBalance {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str =
+        "[params]\nnodes = 30\nduration_s = 20.0\nsample_s = 5.0\nmeasure_from_s = 10.0\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         let n = node_count(settings, p.nodes);
@@ -244,6 +246,18 @@ impl Experiment for DhtBalance {
             ));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // Mercury events are slow (about a fifth of the engine's rate): weighted ×5; the
+        // ring's maintenance is about 7 events per node-second
+        let n = node_count(settings, p.nodes) as f64;
+        let ops = (p.pub_rate_hz + p.sub_rate_hz * p.sub_regions as f64) * n.log2().max(1.0) * 2.0;
+        let events = n * p.duration_s * (7.0 + ops);
+        Estimate::new(
+            5.0 * events,
+            settings.memory_bytes() + (n as u64).saturating_mul(super::BYTES_PER_NODE),
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

@@ -35,7 +35,7 @@ use super::{
     mercury_members, node_count, total_traffic,
 };
 use crate::environment::EnvOptions;
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::nodes::mercury::{CATEGORIES, Host, Overlay, Traffic};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
@@ -344,6 +344,7 @@ impl Experiment for DhtChurn {
         network: Use::Optional,
         churn: Use::Required,
     };
+    const EXAMPLE: &'static str = "[churn]\nsession_s = { dist = \"exponential\", mean = 60.0 }\ndowntime_s = { dist = \"exponential\", mean = 20.0 }\n[params]\nnodes = 40\nduration_s = 60.0\nsample_s = 10.0\nlookup_rate_hz = 0.5\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         if !matches!(p.ring, Ring::MercurySampled | Ring::Chord) {
@@ -354,6 +355,9 @@ impl Experiment for DhtChurn {
         }
         let n = node_count(settings, p.nodes);
         check_memory(n, "params.nodes")?;
+        // Node ids of [churn] against the ring's size (with a topology the shared tables
+        // checked them already).
+        settings.churn.check_nodes(n)?;
         in_range("params.sample_s", p.sample_s, 0.1, p.duration_s)?;
         in_range("params.partitions", p.partitions as f64, 1.0, 64.0)?;
         let c = &settings.churn;
@@ -390,6 +394,20 @@ impl Experiment for DhtChurn {
             ));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // Mercury events are slow (about a fifth of the engine's rate): weighted ×5; the
+        // ring's maintenance is about 7 events per node-second
+        // a join costs about a hundred events
+        let n = node_count(settings, p.nodes) as f64;
+        let lookups = p.lookup_rate_hz * n.log2().max(1.0) * 2.0;
+        let churn = settings.churn.events_per_s(n as usize) * 100.0;
+        let events = p.duration_s * (n * (7.0 + lookups) + churn);
+        Estimate::new(
+            5.0 * events,
+            settings.memory_bytes() + (n as u64).saturating_mul(super::BYTES_PER_NODE),
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

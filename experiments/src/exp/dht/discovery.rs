@@ -35,7 +35,7 @@ use super::{
     node_count,
 };
 use crate::environment::EnvOptions;
-use crate::experiment::{Experiment, Job, run_with_progress};
+use crate::experiment::{Estimate, Experiment, Job, run_with_progress};
 use crate::nodes::mercury::{Api, App, CATEGORIES};
 use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::row;
@@ -291,6 +291,7 @@ impl Experiment for DhtDiscovery {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str = "[params]\nnodes = 30\nduration_s = 10.0\nmeasure_from_s = 3.0\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         if p.ring == Ring::Chord {
@@ -303,6 +304,19 @@ impl Experiment for DhtDiscovery {
         check_memory(n, "params.nodes")?;
         in_range("params.measure_from_s", p.measure_from_s, 0.0, p.duration_s)?;
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // Mercury events are slow (about a fifth of the engine's rate): weighted ×5; the
+        // ring's maintenance is about 7 events per node-second
+        let n = node_count(settings, p.nodes) as f64;
+        let ops = (f64::from(p.objects) / p.pub_interval_s + 1.0 / p.sub_interval_s)
+            * (n.log2().max(1.0) * 2.0 + p.sub_width * 4.0);
+        let events = n * p.duration_s * (7.0 + ops);
+        Estimate::new(
+            5.0 * events,
+            settings.memory_bytes() + (n as u64).saturating_mul(super::BYTES_PER_NODE),
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

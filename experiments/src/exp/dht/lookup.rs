@@ -24,7 +24,7 @@ use super::{
     mercury_members, node_count, total_traffic,
 };
 use crate::environment::EnvOptions;
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::nodes::mercury::{Host, Overlay, Traffic};
 use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::row;
@@ -312,6 +312,8 @@ impl Experiment for DhtLookup {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str =
+        "[params]\nnodes = 50\ncaches = [false]\nlookups = 50\nlookup_window_s = 2.0\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         let n = node_count(settings, p.nodes);
@@ -333,6 +335,19 @@ impl Experiment for DhtLookup {
             ));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // Mercury events are slow (about a fifth of the engine's rate): weighted ×5; the
+        // ring's maintenance is about 7 events per node-second
+        let n = node_count(settings, p.nodes) as f64;
+        let secs = p.warmup_s + p.lookup_window_s + p.settle_s + p.redraw_settle_s + p.timeout_s;
+        let hops = n.log2().max(1.0) * 2.0;
+        let per_cache = n * secs * 7.0 + p.lookups as f64 * hops + n * n.log2().max(1.0) * 20.0;
+        Estimate::new(
+            5.0 * p.caches.len() as f64 * per_cache,
+            settings.memory_bytes() + (n as u64).saturating_mul(super::BYTES_PER_NODE),
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

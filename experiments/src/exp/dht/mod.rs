@@ -74,7 +74,7 @@ pub enum Layout {
 }
 
 /// Which keys a workload looks up, publishes or subscribes to.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "dist", deny_unknown_fields)]
 pub enum KeyDist {
     /// Uniform over the value space.
@@ -90,6 +90,36 @@ pub enum KeyDist {
         #[schemars(range(min = 0.0, max = 10.0))]
         s: f64,
     },
+}
+
+/// Read as the derived form would, but refusing keys next to `dist = "uniform"`: serde's
+/// `deny_unknown_fields` does not hold for a unit variant of an internally tagged enum, so
+/// `{ dist = "uniform", s = 2 }` was accepted with `s` silently ignored.
+impl<'de> Deserialize<'de> for KeyDist {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        /// The derived form.
+        #[derive(Deserialize)]
+        #[serde(rename_all = "kebab-case", tag = "dist", deny_unknown_fields)]
+        enum Raw {
+            Uniform,
+            Zipf { regions: u64, s: f64 },
+        }
+        let t = toml::Table::deserialize(d)?;
+        if t.get("dist").and_then(toml::Value::as_str) == Some("uniform")
+            && let Some(k) = t.keys().find(|k| *k != "dist")
+        {
+            return Err(D::Error::custom(format!(
+                "unknown field `{k}`: a uniform key distribution takes no parameters"
+            )));
+        }
+        Ok(
+            match Raw::deserialize(toml::Value::Table(t)).map_err(D::Error::custom)? {
+                Raw::Uniform => KeyDist::Uniform,
+                Raw::Zipf { regions, s } => KeyDist::Zipf { regions, s },
+            },
+        )
+    }
 }
 
 /// A key sampler for one job (shared by every node through an `Rc`).

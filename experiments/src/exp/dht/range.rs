@@ -33,7 +33,7 @@ use super::{
     Layout, Ring, check_memory, mercury_config, mercury_hosts, mercury_members, node_count,
 };
 use crate::environment::EnvOptions;
-use crate::experiment::{Experiment, Job, run_with_progress};
+use crate::experiment::{Estimate, Experiment, Job, run_with_progress};
 use crate::nodes::mercury::{Api, App, CATEGORIES};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
@@ -321,6 +321,7 @@ impl Experiment for DhtRange {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str = "[params]\nnodes = 50\nitems = 200\nselectivities = [0.01]\nqueries = 10\nquery_window_s = 2.0\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         let n = node_count(settings, p.nodes);
@@ -340,6 +341,23 @@ impl Experiment for DhtRange {
             }
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // Mercury events are slow (about a fifth of the engine's rate): weighted ×5; the
+        // ring's maintenance is about 7 events per node-second
+        let n = node_count(settings, p.nodes) as f64;
+        let secs = p.query_window_s + 30.0;
+        let per_query = n.log2().max(1.0) * 2.0 + n * 0.1;
+        let events = n * secs * 7.0
+            + p.selectivities.len() as f64 * p.queries as f64 * per_query
+            + p.items as f64 * n.log2().max(1.0) * 2.0;
+        Estimate::new(
+            5.0 * events,
+            settings.memory_bytes()
+                + (n as u64).saturating_mul(super::BYTES_PER_NODE)
+                + p.items * 64,
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

@@ -2,7 +2,7 @@
 //! tables, every clock computed by `vclock` next to the one the paper prints
 //! ([`vclock::worked_example`]; `docs/methods/pruned-clocks.md#the-worked-example`).
 
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::PlotSpec;
 use crate::row;
 use crate::scenario::{NoParams, Scenario, Tables};
@@ -28,6 +28,10 @@ impl Experiment for PrunedClocksExample {
     const ABOUT: &'static str = "pruned-clocks paper's worked example (Fig. 1): every clock of the trace and the step-7 comparison under both relevance readings, ours next to the printed values";
     /// A fixed trace of four players; no network, topology or churn.
     const TABLES: Tables = Tables::NONE;
+    const EXAMPLE: &'static str = "seed = 1\n";
+    fn estimate(&self, _p: &NoParams, _settings: &crate::scenario::Settings) -> Estimate {
+        Estimate::new(1e4, 1 << 20)
+    }
 
     fn run(&self, _job: &Job<'_, NoParams>) -> anyhow::Result<Vec<Table>> {
         let mut clocks = Table::new(

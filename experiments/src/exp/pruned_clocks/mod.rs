@@ -93,7 +93,7 @@ mod report;
 pub use driver::run_params;
 pub use example::PrunedClocksExample;
 
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::scenario::tables::LatencyKind;
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
@@ -282,6 +282,10 @@ impl Experiment for PrunedClocks {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    /// Without a topology the latency is always `constant_ms`.
+    const UNUSED_KEYS: &'static [&'static str] = &["network.latency"];
+    const EXAMPLE: &'static str =
+        "[params]\nplayers = 20\nduration_s = 3.0\nsample_interval_s = 1.0\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         in_range(
@@ -325,6 +329,17 @@ impl Experiment for PrunedClocks {
             ));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> Estimate {
+        // the driver visits every player every tick (movement, AOI, interactions): measured
+        // at about one event's work per player-tick, doubled for headroom
+        let ticks = p.duration_s * 1000.0 / p.tick_ms;
+        let n = p.players as f64;
+        Estimate::new(
+            2.0 * n * ticks,
+            settings.memory_bytes() + (n * 4096.0) as u64,
+        )
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

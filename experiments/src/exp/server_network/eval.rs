@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use super::network::{NetworkParams, PAPER_FACTORS, check_network, network_seed, paper_network};
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::PlotSpec;
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables};
@@ -491,6 +491,8 @@ impl Experiment for SpdEval {
     const ABOUT: &'static str = "SPD paper §IV (Figs. 7-14): alg-m, spdcs-h, k-best, alg-mp, spdp2p-h, zizo, SPDVR-CS/-P2P on Waxman networks, mu = f*Gamma; SPDCS-H vs Matching; P2P heuristics below Gamma";
     /// It builds its own Waxman server networks from `[params]`; no engine runs.
     const TABLES: Tables = Tables::NONE;
+    const EXAMPLE: &'static str =
+        "[params]\nservers = 8\nclients = 10\nfactors = [1.2]\nalgos = [\"alg-m\", \"spdcs-h\"]\n";
 
     fn check(&self, p: &EvalParams, _settings: &Settings) -> Result<(), KeyError> {
         check_network(&p.network())?;
@@ -503,6 +505,15 @@ impl Experiment for SpdEval {
             ));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &EvalParams, _settings: &Settings) -> Estimate {
+        // every algorithm at every bound of one network: polynomial heuristics over
+        // servers² × clients (the k-best searches stop at their pair caps)
+        let s = p.servers as f64;
+        let c = p.clients as f64;
+        let bounds = (p.factors.len() + p.below_gamma_factors.len()) as f64;
+        Estimate::new(bounds * p.algos.len() as f64 * s * s * c * 5.0, 64 << 20)
     }
 
     fn run(&self, job: &Job<'_, EvalParams>) -> anyhow::Result<Vec<Table>> {

@@ -7,7 +7,7 @@
 //! assignment, not from Fig. 3's); this experiment starts every step from the assignment the
 //! paper uses, so its tables carry the paper's numbers.
 
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::PlotSpec;
 use crate::scenario::{NoParams, Scenario, Tables};
 use crate::table::{Cell, Table};
@@ -72,6 +72,10 @@ impl Experiment for SpdExample {
     const ABOUT: &'static str = "SPD paper's worked example: Figs. 2-3 and 5, Tables II-V, SPDVR-P2P's moves and result, ours next to the printed values";
     /// A fixed instance (the paper's Fig. 1 / Table I); no network, topology or churn.
     const TABLES: Tables = Tables::NONE;
+    const EXAMPLE: &'static str = "seed = 1\n";
+    fn estimate(&self, _p: &NoParams, _settings: &crate::scenario::Settings) -> Estimate {
+        Estimate::new(1e4, 1 << 20)
+    }
 
     fn run(&self, _job: &Job<'_, NoParams>) -> anyhow::Result<Vec<Table>> {
         let mut figures = we::figures_2_3();

@@ -2,7 +2,7 @@
 //! on small networks — a measurement the paper does not make.
 
 use super::network::{NetworkParams, PAPER_FACTORS, check_network, network_seed, paper_network};
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::row;
 use crate::scenario::{KeyError, Scenario, Settings, Tables};
@@ -135,9 +135,19 @@ impl Experiment for SpdGap {
     const ABOUT: &'static str = "SPD paper heuristics vs exact optima (brute force) on small Waxman networks: servers used (SPD-CS/-P2P), delay variation (SPDVR-CS/-P2P)";
     /// It builds its own Waxman server networks from `[params]`; no engine runs.
     const TABLES: Tables = Tables::NONE;
+    const EXAMPLE: &'static str = "[params]\nservers = 4\nclients = 3\nfactors = [1.2]\n";
 
     fn check(&self, p: &GapParams, _settings: &Settings) -> Result<(), KeyError> {
         check_network(&p.network())
+    }
+
+    fn estimate(&self, p: &GapParams, _settings: &Settings) -> Estimate {
+        // exact searches: server subsets (2^servers × clients) and the P2P variation
+        // search over the servers used (a few, to the power of the clients)
+        let s = p.servers as f64;
+        let c = p.clients as f64;
+        let per_bound = 2f64.powf(s) * c * s + s.min(4.0).powf(c) * c;
+        Estimate::new(p.factors.len() as f64 * per_bound, 64 << 20)
     }
 
     fn run(&self, job: &Job<'_, GapParams>) -> anyhow::Result<Vec<Table>> {

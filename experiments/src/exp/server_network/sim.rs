@@ -22,7 +22,7 @@ use super::network::{NetworkParams, check_network, network_seed, paper_network};
 use super::sim_run::{FailTarget, Failure, PlayerChurn, RunSpec, Traffic, simulate};
 use super::sim_select::quantize_us;
 use super::sim_tables::SimTables;
-use crate::experiment::{Experiment, Job};
+use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec};
 use crate::scenario::{KeyError, Scenario, Settings, Tables, in_range};
 use crate::table::Table;
@@ -217,6 +217,7 @@ impl Experiment for SpdSim {
     const ABOUT: &'static str = "SPD/SPDVR selections carrying simulated game traffic: realized vs analytic D and V under jitter, queueing, serialization, server failure and player churn (our addition to the SPD paper)";
     /// It builds its own networks from `[params]` and its own latency model, failure and churn.
     const TABLES: Tables = Tables::NONE;
+    const EXAMPLE: &'static str = "[params]\nservers = 8\nclients = 10\nalgos = [\"alg-m\"]\nduration_s = 2.0\nwarmup_s = 0.5\n";
 
     fn check(&self, p: &SimParams, _settings: &Settings) -> Result<(), KeyError> {
         check_network(&p.network())?;
@@ -266,6 +267,14 @@ impl Experiment for SpdSim {
             in_range("params.reselect_s", p.reselect_s, lo, p.duration_s)?;
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &SimParams, _settings: &Settings) -> Estimate {
+        // every action crosses the server network and comes back as an update to every
+        // client: about 2 × (servers + clients) events per action
+        let actions = p.clients as f64 * p.action_rate_hz * (p.duration_s + p.warmup_s);
+        let events = p.algos.len() as f64 * actions * 2.0 * (p.servers as f64 + p.clients as f64);
+        Estimate::new(events, 64 << 20)
     }
 
     fn run(&self, job: &Job<'_, SimParams>) -> anyhow::Result<Vec<Table>> {

@@ -127,6 +127,9 @@ impl Experiment for ClockSync {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    /// Clock drift makes the path latency show in the offset estimates (symmetric paths
+    /// without drift cancel out), and pings every 0.2 s can overtake one another.
+    const EXAMPLE: &'static str = "[params]\nduration_s = 20.0\nwarmup_s = 2.0\nclock_drift_ppm = 200.0\nclock_interval_s = 0.2\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         common::CommonParams::check_room(settings, p.clients)?;
@@ -138,6 +141,10 @@ impl Experiment for ClockSync {
             ));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> crate::experiment::Estimate {
+        p.common().estimate(settings, p.clients, 0, None)
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

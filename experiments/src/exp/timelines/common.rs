@@ -292,6 +292,22 @@ impl CommonParams {
     /// clients, before any job runs (a BRITE file's size is only known when read: the job
     /// checks that one).
     pub fn check_room(settings: &Settings, clients: usize) -> Result<(), KeyError> {
+        // End hosts beyond the session's would never be simulated: their number would have
+        // no effect.
+        if let Some(h) = &settings.hosts
+            && h.hosts > clients + 1
+        {
+            return Err(KeyError::new(
+                "topology.hosts",
+                format!(
+                    "is {}, but the session simulates {} hosts (the router and {clients} \
+                     clients) and no others: set hosts = {} or leave it out",
+                    h.hosts,
+                    clients + 1,
+                    clients + 1
+                ),
+            ));
+        }
         let n = crate::exp::dht::node_count(settings, clients + 1);
         if n <= clients {
             return Err(KeyError::new(
@@ -307,6 +323,35 @@ impl CommonParams {
             ));
         }
         Ok(())
+    }
+
+    /// What a job of a session of `clients` clients, each watching `watch` others (0: all),
+    /// costs: every update goes to the router and on to its watchers, every render samples
+    /// the views, clock pings; trajectories are sampled every `path_tick_ms` (`None`: no
+    /// avatars), and every view keeps `history_entries` entries.
+    pub fn estimate(
+        &self,
+        settings: &Settings,
+        clients: usize,
+        watch: usize,
+        path_tick_ms: Option<f64>,
+    ) -> crate::experiment::Estimate {
+        let n = clients as f64;
+        let watchers = if watch == 0 || watch >= clients {
+            n - 1.0
+        } else {
+            watch as f64
+        };
+        let clock = if self.clock_interval_s > 0.0 {
+            4.0 / self.clock_interval_s
+        } else {
+            0.0
+        };
+        let per_client = self.update_hz * (1.0 + watchers) + self.render_hz + clock;
+        let paths = path_tick_ms.map_or(0.0, |t| 1000.0 / t);
+        let events = n * self.duration_s * (2.0 * per_client + paths);
+        let bytes = (n * watchers.max(1.0) * self.history_entries as f64 * 64.0) as u64;
+        crate::experiment::Estimate::new(events, settings.memory_bytes().saturating_add(bytes))
     }
 
     /// The router's configuration.

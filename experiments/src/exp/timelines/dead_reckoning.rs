@@ -184,6 +184,7 @@ impl Experiment for DeadReckoning {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str = "[params]\nduration_s = 2.0\nwarmup_s = 0.5\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         common::CommonParams::check_room(settings, p.clients)?;
@@ -211,6 +212,11 @@ impl Experiment for DeadReckoning {
             }
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> crate::experiment::Estimate {
+        p.common()
+            .estimate(settings, p.clients, p.watch, Some(p.path_tick_ms))
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

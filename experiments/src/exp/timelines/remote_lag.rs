@@ -325,10 +325,15 @@ impl Experiment for RemoteLagExp {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str = "[params]\nduration_s = 10.0\nwarmup_s = 2.0\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         common::CommonParams::check_room(settings, 2)?;
         p.common().check()
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> crate::experiment::Estimate {
+        p.common().estimate(settings, 2, 0, Some(p.path_tick_ms))
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

@@ -70,10 +70,16 @@ impl Experiment for SmoothCorrections {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    const EXAMPLE: &'static str = "[params]\nduration_s = 2.0\nwarmup_s = 0.5\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         common::CommonParams::check_room(settings, p.clients)?;
         p.common().check()
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> crate::experiment::Estimate {
+        p.common()
+            .estimate(settings, p.clients, p.watch, Some(p.path_tick_ms))
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {

@@ -97,6 +97,219 @@ impl Tables {
     }
 }
 
+/// Keys of the shared tables that change no experiment's outputs, with the reason (they
+/// change how a run uses memory or time, not what it computes).
+pub const NO_OUTPUT_EFFECT: &[(&str, &str)] = &[(
+    "network.per_node_stats",
+    "per-node traffic counters kept in memory; no experiment writes them out",
+)];
+
+/// What values a shared-table key takes (for the fuzz crate's probes and the registry-wide
+/// tests, which cover every key without knowing the tables).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum KeyKind {
+    /// A number in `[min, max]` (`exclusive_min`: `min` itself is refused).
+    Number {
+        /// Least value.
+        min: f64,
+        /// Largest value.
+        max: f64,
+        /// Whether `min` itself is refused.
+        exclusive_min: bool,
+    },
+    /// A whole number in `[min, max]`.
+    Integer {
+        /// Least value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// `true` or `false`.
+    Bool,
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+    /// A distribution table (`{ dist = "...", ... }`).
+    Dist,
+    /// A file path.
+    Path,
+    /// A list of node ids.
+    Nodes,
+    /// A list of `{ at_s, node, action }` tables.
+    Events,
+    /// `"median"` or a frame number ≥ 1.
+    Frame,
+    /// A named convention or a number.
+    Missing,
+}
+
+/// Every key of `[topology]`, `[network]` and `[churn]`, with the values it takes.
+pub const SHARED_KEYS: &[(&str, KeyKind)] = &[
+    ("topology.kind", KeyKind::Choice(&topology::KINDS)),
+    (
+        "topology.nodes",
+        KeyKind::Integer {
+            min: 2,
+            max: 10_000_000,
+        },
+    ),
+    (
+        "topology.side_ms",
+        KeyKind::Number {
+            min: 0.0,
+            max: f64::MAX,
+            exclusive_min: true,
+        },
+    ),
+    (
+        "topology.hs",
+        KeyKind::Integer {
+            min: 1,
+            max: u32::MAX as i64,
+        },
+    ),
+    (
+        "topology.ls",
+        KeyKind::Integer {
+            min: 1,
+            max: u32::MAX as i64,
+        },
+    ),
+    (
+        "topology.m",
+        KeyKind::Integer {
+            min: 1,
+            max: 10_000_000,
+        },
+    ),
+    (
+        "topology.alpha",
+        KeyKind::Number {
+            min: 1e-9,
+            max: 1.0,
+            exclusive_min: false,
+        },
+    ),
+    (
+        "topology.beta",
+        KeyKind::Number {
+            min: 0.0,
+            max: f64::MAX,
+            exclusive_min: true,
+        },
+    ),
+    (
+        "topology.placement",
+        KeyKind::Choice(&["random", "heavy-tailed"]),
+    ),
+    (
+        "topology.seed",
+        KeyKind::Integer {
+            min: 0,
+            max: i64::MAX,
+        },
+    ),
+    (
+        "topology.hosts",
+        KeyKind::Integer {
+            min: 1,
+            max: topology::MAX_HOSTS as i64,
+        },
+    ),
+    ("topology.access_ms", KeyKind::Dist),
+    (
+        "topology.attach",
+        KeyKind::Choice(&["uniform", "round-robin"]),
+    ),
+    ("topology.file", KeyKind::Path),
+    ("topology.unit", KeyKind::Choice(&["ms", "s", "us"])),
+    ("topology.missing", KeyKind::Missing),
+    ("topology.frame", KeyKind::Frame),
+    (
+        "network.latency",
+        KeyKind::Choice(&["topology", "euclidean", "constant"]),
+    ),
+    (
+        "network.constant_ms",
+        KeyKind::Number {
+            min: 0.0,
+            max: network::MAX_DELAY_MS,
+            exclusive_min: false,
+        },
+    ),
+    ("network.jitter_ms", KeyKind::Dist),
+    (
+        "network.loss",
+        KeyKind::Number {
+            min: 0.0,
+            max: 1.0,
+            exclusive_min: false,
+        },
+    ),
+    ("network.ordering", KeyKind::Choice(&["fifo", "reorder"])),
+    (
+        "network.uplink_mbps",
+        KeyKind::Number {
+            min: 0.0,
+            max: f64::MAX,
+            exclusive_min: true,
+        },
+    ),
+    ("network.per_node_stats", KeyKind::Bool),
+    ("churn.session_s", KeyKind::Dist),
+    ("churn.downtime_s", KeyKind::Dist),
+    (
+        "churn.crash_fraction",
+        KeyKind::Number {
+            min: 0.0,
+            max: 1.0,
+            exclusive_min: false,
+        },
+    ),
+    (
+        "churn.stable_nodes",
+        KeyKind::Integer {
+            min: 0,
+            max: u32::MAX as i64,
+        },
+    ),
+    (
+        "churn.start_s",
+        KeyKind::Number {
+            min: 0.0,
+            max: 1e12,
+            exclusive_min: false,
+        },
+    ),
+    ("churn.initially_down", KeyKind::Nodes),
+    ("churn.events", KeyKind::Events),
+];
+
+/// Fails if the point table `t` sets one of `keys` (dotted, e.g. `"topology.hosts"`):
+/// keys an experiment declares it ignores.
+pub fn reject_keys(t: &toml::Table, keys: &[&str], experiment: &str) -> Result<(), KeyError> {
+    for k in keys {
+        let mut v = Some(t);
+        let parts: Vec<&str> = k.split('.').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let Some(table) = v else { break };
+            match table.get(*part) {
+                Some(toml::Value::Table(sub)) if i + 1 < parts.len() => v = Some(sub),
+                Some(_) if i + 1 == parts.len() => {
+                    return Err(KeyError::new(
+                        k,
+                        format!(
+                            "experiment `{experiment}` does not use `{k}`; remove it (it would \
+                             have no effect)"
+                        ),
+                    ));
+                }
+                _ => v = None,
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The validated shared tables of one sweep point (units resolved).
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -126,6 +339,25 @@ impl Settings {
             )),
             None => Ok(()),
         }
+    }
+
+    /// The number of simulated nodes the shared tables fix (the hosts, else the topology's
+    /// nodes), if they fix it.
+    pub fn sim_nodes(&self) -> Option<usize> {
+        self.hosts.as_ref().map(|h| h.hosts).or(self.nodes)
+    }
+
+    /// Memory the shared tables need while a job runs, bytes (the topology's dense
+    /// matrices and the end hosts' attachments).
+    pub fn memory_bytes(&self) -> u64 {
+        let (Some(t), Some(n)) = (&self.topology, self.nodes) else {
+            return 0;
+        };
+        data::topology_bytes(t, n).saturating_add(
+            self.hosts
+                .as_ref()
+                .map_or(0, |h| (h.hosts as u64).saturating_mul(512)),
+        )
     }
 
     /// Validate the shared tables of one point (`base`: the scenario's folder, against

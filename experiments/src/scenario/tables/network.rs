@@ -30,15 +30,14 @@ pub const MAX_DELAY_MS: f64 = 1e9;
 pub struct RawNetwork {
     /// `topology`, `euclidean` or `constant`.
     pub latency: Option<LatencyKind>,
-    /// One-way latency for `constant`, ms.
-    #[serde(default)]
-    pub constant_ms: f64,
+    /// One-way latency for `constant`, ms (only with `latency = "constant"`).
+    pub constant_ms: Option<f64>,
     /// Extra per-message delay, ms.
     pub jitter_ms: Option<Dist>,
     /// Loss probability.
     #[serde(default)]
     pub loss: f64,
-    /// `fifo` or `reorder`.
+    /// `fifo` or `reorder` (`reorder` only with `jitter_ms`).
     #[serde(default)]
     pub ordering: Ordering,
     /// Upload bandwidth per node, Mbit/s (serialization delay).
@@ -104,7 +103,15 @@ impl RawNetwork {
             }
             _ => {}
         }
-        in_range("network.constant_ms", self.constant_ms, 0.0, MAX_DELAY_MS)?;
+        if let Some(c) = self.constant_ms {
+            if latency != LatencyKind::Constant {
+                return Err(KeyError::new(
+                    "network.constant_ms",
+                    "only applies with latency = \"constant\"",
+                ));
+            }
+            in_range("network.constant_ms", c, 0.0, MAX_DELAY_MS)?;
+        }
         let jitter = self
             .jitter_ms
             .as_ref()
@@ -114,6 +121,13 @@ impl RawNetwork {
                 Ok::<_, KeyError>(sampler)
             })
             .transpose()?;
+        if self.ordering == Ordering::Reorder && jitter.is_none() {
+            return Err(KeyError::new(
+                "network.ordering",
+                "\"reorder\" only applies with jitter_ms (without jitter every message of a \
+                 link takes the same time and none can overtake another)",
+            ));
+        }
         in_range("network.loss", self.loss, 0.0, 1.0)?;
         let uplink_bps = self
             .uplink_mbps
@@ -121,7 +135,7 @@ impl RawNetwork {
             .transpose()?;
         Ok(NetworkSpec {
             latency,
-            constant_ms: self.constant_ms,
+            constant_ms: self.constant_ms.unwrap_or(0.0),
             jitter,
             jitter_ms: self.jitter_ms,
             loss: self.loss,

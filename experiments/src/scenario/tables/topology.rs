@@ -20,9 +20,9 @@ pub enum RawTopology {
         /// BRITE HS (plane side in cells, default 1000).
         #[serde(default = "d_hs")]
         hs: u32,
-        /// BRITE LS (default 100).
-        #[serde(default = "d_ls")]
-        ls: u32,
+        /// BRITE LS (default 100): the side of the squares of heavy-tailed placement, which
+        /// alone reads it.
+        ls: Option<u32>,
         /// Links per new node (default 2).
         #[serde(default = "d_m")]
         m: usize,
@@ -455,12 +455,27 @@ impl RawTopology {
                         format!("must be > 0 with hs² ≥ nodes ({nodes}), got {hs}"),
                     ));
                 }
-                if ls == 0 || ls > hs || hs % ls != 0 {
-                    return Err(KeyError::new(
-                        &p("ls"),
-                        format!("must divide hs ({hs}), got {ls}"),
-                    ));
-                }
+                let ls = match (ls, placement) {
+                    (Some(_), PlacementName::Random) => {
+                        return Err(KeyError::new(
+                            &p("ls"),
+                            "only applies with placement = \"heavy-tailed\" (random placement \
+                             does not use BRITE's inner squares)",
+                        ));
+                    }
+                    (ls, PlacementName::HeavyTailed) => {
+                        let ls = ls.unwrap_or_else(d_ls);
+                        if ls == 0 || ls > hs || hs % ls != 0 {
+                            return Err(KeyError::new(
+                                &p("ls"),
+                                format!("must divide hs ({hs}), got {ls}"),
+                            ));
+                        }
+                        ls
+                    }
+                    // Not read by random placement: BRITE's default, whatever `hs` is.
+                    (None, PlacementName::Random) => d_ls(),
+                };
                 if m == 0 || m >= nodes {
                     return Err(KeyError::new(
                         &p("m"),

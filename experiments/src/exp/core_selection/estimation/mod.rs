@@ -209,6 +209,10 @@ impl Experiment for CoreEstimation {
         network: Use::Optional,
         churn: Use::Unused,
     };
+    /// It reads the node-to-node matrix directly (no end hosts).
+    const UNUSED_KEYS: &'static [&'static str] =
+        &["topology.hosts", "topology.access_ms", "topology.attach"];
+    const EXAMPLE: &'static str = "[topology]\nkind = \"waxman\"\nnodes = 40\nhs = 100\n[params]\nneighbours = [4]\nrates_hz = [1.0]\nlog_times_min = [0.5]\nlandmarks = 5\nlandmark_methods = [\"gnp\"]\ngnp_max_evals = 200\nscatter_rows = 20\n";
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         settings.reject_hosts(Self::NAME)?;
@@ -217,6 +221,23 @@ impl Experiment for CoreEstimation {
                 "params.log_times_min",
                 "needs at least one log time",
             ));
+        }
+        // A log time before a host has sent its first probe reads coordinates that never
+        // moved from the origin: every estimate 0, every directed error infinite.
+        if !p.neighbours.is_empty()
+            && let Some(first) = p.log_times_min.iter().copied().reduce(f64::min)
+        {
+            for (i, &r) in p.rates_hz.iter().enumerate() {
+                if r * first * 60.0 < 1.0 {
+                    return Err(KeyError::new(
+                        &format!("params.rates_hz.{i}"),
+                        format!(
+                            "is {r} probes/s, less than one probe per host before the first log \
+                             time ({first} min): raise the rate or the log time"
+                        ),
+                    ));
+                }
+            }
         }
         let estimators = p.landmark_methods.len() + p.neighbours.len() * p.rates_hz.len();
         if estimators == 0 {
@@ -247,6 +268,29 @@ impl Experiment for CoreEstimation {
             return Err(KeyError::new("params.selection", "needs at least one rule"));
         }
         Ok(())
+    }
+
+    fn estimate(&self, p: &Params, settings: &Settings) -> crate::experiment::Estimate {
+        let n = settings.sim_nodes().unwrap_or(0);
+        let hosts = if p.hosts == 0 { n } else { p.hosts.min(n) } as f64;
+        let log_s = p.log_times_min.iter().copied().fold(0.0, f64::max) * 60.0;
+        // Vivaldi: a probe and its answer per host and 1/rate, for every configuration
+        let vivaldi: f64 =
+            p.rates_hz.iter().sum::<f64>() * p.neighbours.len() as f64 * hosts * log_s * 2.0;
+        let pings = hosts * p.landmarks as f64 * f64::from(p.landmark_probes) * 2.0;
+        let gnp = p.landmark_methods.len() as f64
+            * hosts
+            * p.gnp_max_evals as f64
+            * p.gnp_dimensions as f64
+            / 50.0;
+        let group = if p.group_size == 0 {
+            hosts
+        } else {
+            p.group_size as f64
+        };
+        let select =
+            p.selection.len() as f64 * p.groups as f64 * p.k_max as f64 * group * hosts / 10.0;
+        crate::experiment::Estimate::new(vivaldi + pings + gnp + select, settings.memory_bytes())
     }
 
     fn run(&self, job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
