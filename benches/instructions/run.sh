@@ -71,7 +71,6 @@ reproduces = "PeerSim 1.0.5 example/event-driven averaging (engine benchmark)"
 seed = 1
 repetitions = 1
 [network]
-latency = "constant"
 constant_ms = 0.0
 per_node_stats = false
 [params]

@@ -123,7 +123,6 @@ seed = 1
 repetitions = 1
 
 [network]
-latency = "constant"
 constant_ms = 0.0
 per_node_stats = false
 
