@@ -25,6 +25,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use experiments::experiment::{DynExperiment, Progress, Registry};
+use experiments::scenario::params::type_names;
 use experiments::scenario::tables::{KeyKind, SHARED_KEYS, Use};
 use serde_json::Value as Json;
 
@@ -235,18 +236,6 @@ fn resolve<'a>(root: &'a Json, s: &'a Json) -> &'a Json {
     s
 }
 
-fn types(s: &Json) -> Vec<String> {
-    match s.get("type") {
-        Some(Json::String(t)) => vec![t.clone()],
-        Some(Json::Array(a)) => a
-            .iter()
-            .filter_map(Json::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// A probe builder for one experiment.
 struct Builder {
     experiment: usize,
@@ -351,7 +340,7 @@ impl Builder {
             one(self, "wrong type", V::Boolean(true), Expect::Refuse);
             return;
         }
-        let ty = types(s);
+        let ty = type_names(s);
         let is = |t: &str| ty.iter().any(|x| x == t);
         if is("integer") || is("number") {
             let int = is("integer") && !is("number");

@@ -314,7 +314,9 @@ pub fn describe<P: Params>() -> Vec<ParamDoc> {
     out
 }
 
-fn type_names(s: &Json) -> Vec<String> {
+/// The JSON Schema `type` of `s` as names (`"number"`, `"array"`, ...; empty when unset), for
+/// tools that walk a parameter schema (the fuzz crate's probe generator).
+pub fn type_names(s: &Json) -> Vec<String> {
     match s.get("type") {
         Some(Json::String(t)) => vec![t.clone()],
         Some(Json::Array(a)) => a
