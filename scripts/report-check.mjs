@@ -88,8 +88,23 @@ async function check(file, name, expect) {
       const n = await page.$$eval("tr[data-paper]", (r) => r.length);
       if (n !== papers.length) fail(`${name}: ${n} papers listed, ${papers.length} ledgers exist`);
     }
-    await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
+    await screenshot(page, path.join(shots, `${name}-${width}.png`));
     await page.close();
+  }
+}
+
+// A full-page capture can fail transiently on a busy machine ("Unable to capture
+// screenshot"); it is retried twice before the check fails.
+async function screenshot(page, file) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.screenshot({ path: file, fullPage: true });
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      console.log(`screenshot ${file}: ${String(e.message).split("\n")[0]}; retrying`);
+      await page.waitForTimeout(2000);
+    }
   }
 }
 
