@@ -703,4 +703,32 @@ fn defects_the_probe_generator_found_are_refused_before_any_work() {
         (Some("params.rates_hz.0"), Some(8)),
         "{e}"
     );
+    // A measured matrix whose RTTs (here read in µs) are below the engine's 1 µs latency
+    // resolution: those pairs were simulated without delay, Vivaldi measured RTTs of 0, never
+    // moved, and the directed errors were -inf.
+    let seattle =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/latency/seattle99_median688.tsv");
+    let e = err(&format!(
+        "experiment = \"core-estimation\"\n[topology]\nkind = \"matrix\"\nfile = {:?}\nunit = \"us\"\nnodes = 24\n[params]\nneighbours = [4]\nrates_hz = [1.0]\nlog_times_min = [0.5]\nlandmark_methods = []\n",
+        seattle.display().to_string()
+    ));
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("topology.file"), Some(4)),
+        "{e}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("1 µs") && msg.contains("unit = \"us\""),
+        "{msg}"
+    );
+    // The same file read in its own unit (seconds) is fine.
+    crate::parse(
+        Path::new("/nonexistent/x.toml"),
+        &format!(
+            "experiment = \"core-estimation\"\n[topology]\nkind = \"matrix\"\nfile = {:?}\nunit = \"s\"\nnodes = 24\n[params]\nneighbours = [4]\nrates_hz = [1.0]\nlog_times_min = [0.5]\nlandmark_methods = []\n",
+            seattle.display().to_string()
+        ),
+    )
+    .unwrap();
 }

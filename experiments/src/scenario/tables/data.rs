@@ -62,13 +62,25 @@ pub fn read_measured(
     }
 }
 
-/// Node counts of data files already read in this process, by (file, how it is read).
-fn cache() -> &'static Mutex<HashMap<String, Result<usize, String>>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Result<usize, String>>>> = OnceLock::new();
+/// What validation keeps of a data file already read: its node count and, for a measured
+/// matrix, the usable entry the engine cannot represent with the smallest `max(row, column)`
+/// (so a leading subset of `k` nodes holds it iff that maximum is below `k`).
+#[derive(Debug, Clone)]
+struct FileFacts {
+    n: usize,
+    below_resolution: Option<(usize, usize, f64)>,
+}
+
+/// Facts of data files already read in this process, by (file, how it is read).
+fn cache() -> &'static Mutex<HashMap<String, Result<FileFacts, String>>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Result<FileFacts, String>>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-fn cached(key: String, read: impl FnOnce() -> Result<usize, String>) -> Result<usize, String> {
+fn cached(
+    key: String,
+    read: impl FnOnce() -> Result<FileFacts, String>,
+) -> Result<FileFacts, String> {
     if let Some(r) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
         return r;
     }
@@ -77,6 +89,29 @@ fn cached(key: String, read: impl FnOnce() -> Result<usize, String>) -> Result<u
         c.insert(key, r.clone());
     }
     r
+}
+
+/// The usable off-diagonal RTT (ms, finite and > 0) whose one-way half the engine's
+/// whole-microsecond latency matrix rounds to 0 (an RTT below 1 µs), with the smallest
+/// `max(row, column)`: such a pair would be simulated without any delay, and every delay
+/// measured over it would read 0 (an estimator then reports an estimate of 0 and an
+/// infinite relative error).
+fn below_resolution(m: &LatencyMatrix) -> Option<(usize, usize, f64)> {
+    let mut best: Option<(usize, usize, f64)> = None;
+    for i in 0..m.n {
+        for j in 0..m.n {
+            let v = m.get(i, j);
+            if i != j
+                && v.is_finite()
+                && v > 0.0
+                && (v / 2.0 * 1000.0).round() == 0.0
+                && best.is_none_or(|(a, b, _)| i.max(j) < a.max(b))
+            {
+                best = Some((i, j, v));
+            }
+        }
+    }
+    best
 }
 
 /// The exact number of nodes of a topology, reading its data file if it has one (the
@@ -91,29 +126,65 @@ pub fn node_count(t: &TopologySpec) -> Result<usize, KeyError> {
             nodes,
         } => {
             let key = format!("matrix {} {unit:?} {missing:?} {frame:?}", file.display());
-            let n = cached(key, || {
-                read_measured(file, *unit, missing, *frame, None).map(|m| m.n)
+            let facts = cached(key, || {
+                read_measured(file, *unit, missing, *frame, None).map(|m| FileFacts {
+                    n: m.n,
+                    below_resolution: below_resolution(&m),
+                })
             })
             .map_err(|e| KeyError::new("topology.file", e))?;
-            match nodes {
-                Some(k) if *k > n => Err(KeyError::new(
-                    "topology.nodes",
-                    format!("is {k} but {} has {n} nodes", file.display()),
+            let n = facts.n;
+            let k = match nodes {
+                Some(k) if *k > n => {
+                    return Err(KeyError::new(
+                        "topology.nodes",
+                        format!("is {k} but {} has {n} nodes", file.display()),
+                    ));
+                }
+                Some(k) => *k,
+                None => n,
+            };
+            match facts.below_resolution {
+                Some((i, j, v)) if i.max(j) < k => Err(KeyError::new(
+                    "topology.file",
+                    format!(
+                        "{}: row {}, column {} is an RTT of {} µs (read with unit = \"{}\"), \
+                         whose one-way half rounds to 0 at the simulator's 1 µs latency \
+                         resolution: the pair would be simulated without delay; check \
+                         topology.unit",
+                        file.display(),
+                        i + 1,
+                        j + 1,
+                        v * 1000.0,
+                        unit_name(*unit)
+                    ),
                 )),
-                Some(k) => Ok(*k),
-                None => Ok(n),
+                _ => Ok(k),
             }
         }
         TopologySpec::Brite { file, .. } => {
             let key = format!("brite {}", file.display());
             cached(key, || {
                 topologies::read_brite(file)
-                    .map(|g| g.n())
+                    .map(|g| FileFacts {
+                        n: g.n(),
+                        below_resolution: None,
+                    })
                     .map_err(|e| e.to_string())
             })
+            .map(|f| f.n)
             .map_err(|e| KeyError::new("topology.file", e))
         }
         other => Ok(other.nodes_hint().unwrap_or(0)),
+    }
+}
+
+/// The unit's name as a scenario writes it.
+fn unit_name(u: UnitName) -> &'static str {
+    match u {
+        UnitName::Ms => "ms",
+        UnitName::S => "s",
+        UnitName::Us => "us",
     }
 }
 
