@@ -219,6 +219,12 @@ fn sample(targets: &[Target], seed: u64, k: u64) -> ExitCode {
         };
         for i in 0..k {
             let input = mmvesim_fuzz::make_input(t, &seeds, seed, i);
+            // The input is named before it runs, so that a hang shows which one it is; with
+            // MMVESIM_PROBE_VERBOSE its text is printed too.
+            eprintln!("{} #{i} [{}] ...", t.name(), input.origin);
+            if std::env::var_os("MMVESIM_PROBE_VERBOSE").is_some() {
+                eprintln!("{}", String::from_utf8_lossy(&input.bytes));
+            }
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 mmvesim_fuzz::targets::run(t, &input, &cx)
             }));

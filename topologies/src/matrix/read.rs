@@ -186,6 +186,9 @@ struct RowReader<'a> {
     n: Option<usize>,
     /// Line whose length fixed `n` (0 = not yet, `usize::MAX` = given by the caller).
     first_line: usize,
+    /// Line of the first non-empty row (0 = none yet): where errors about the whole
+    /// matrix point, whether or not `n` was given.
+    first_row: usize,
     rows: usize,
 }
 
@@ -200,9 +203,15 @@ impl<'a> RowReader<'a> {
             lines: Lines::new(input, path),
             opts: *opts,
             first_line: if n.is_some() { usize::MAX } else { 0 },
+            first_row: 0,
             n,
             rows: 0,
         }
+    }
+
+    /// Line of the first row (1 when there is none), for errors about the whole matrix.
+    fn first_row_line(&self) -> usize {
+        self.first_row.max(1)
     }
 
     /// Number of the last line read.
@@ -220,6 +229,9 @@ impl<'a> RowReader<'a> {
             let toks = tokens(line);
             if toks.is_empty() {
                 continue;
+            }
+            if self.first_row == 0 {
+                self.first_row = ln;
             }
             if self.first_line == 0 {
                 self.first_line = ln;
@@ -321,7 +333,7 @@ pub fn parse_matrix<'a>(
         .into());
     }
     if n < 2 {
-        return Err(too_small(path, rr.first_line, n).into());
+        return Err(too_small(path, rr.first_row_line(), n).into());
     }
     let mut m = LatencyMatrix { n, data };
     if opts.zero_diagonal {
@@ -329,7 +341,7 @@ pub fn parse_matrix<'a>(
             m.set(i, i, 0.0);
         }
     }
-    require_a_measurement(&m, path, rr.first_line)?;
+    require_a_measurement(&m, path, rr.first_row_line())?;
     Ok(m)
 }
 
@@ -418,7 +430,7 @@ pub fn parse_frames<'a>(
         .into());
     }
     if n < 2 {
-        return Err(too_small(path, rr.first_line, n).into());
+        return Err(too_small(path, rr.first_row_line(), n).into());
     }
     let frames = rr.rows / n;
     let mut m = match select {
@@ -459,6 +471,6 @@ pub fn parse_frames<'a>(
             m.set(i, i, 0.0);
         }
     }
-    require_a_measurement(&m, path, rr.first_line)?;
+    require_a_measurement(&m, path, rr.first_row_line())?;
     Ok(m)
 }

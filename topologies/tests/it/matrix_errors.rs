@@ -521,6 +521,13 @@ fn latencies_above_a_billion_ms_and_matrices_with_no_measured_pair_are_refused()
         .unwrap_err()
         .to_string();
     assert!(e.contains("every latency between distinct nodes"), "{e}");
+    // With the frame size given, the error still points at the first row (line 2 here, after
+    // a blank line), not at a sentinel line number.
+    let p = file(&s, "frames-n.tsv", b"\n0 -1\n-1 0\n");
+    let e = read_frames(&p, Some(2), FrameSelect::Median, &nan)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("frames-n.tsv:2:1:"), "{e}");
     let t = TripleOptions {
         n: Some(3),
         ..TripleOptions::default()
