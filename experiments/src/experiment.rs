@@ -392,11 +392,19 @@ impl Registry {
 
 /// Run `sim` until `until`, in chunks, reporting progress between chunks. The chunks do
 /// not change the result: the engine processes the same events in the same order.
+///
+/// # Errors
+/// The engine's [`sim_core::Stall`] if simulated time stopped advancing (checked after every
+/// chunk, so a stalled run ends at once instead of finishing its remaining chunks). The
+/// engine declares a stall after [`sim_core::Simulation::stall_bound`] events at one instant
+/// (at least 2²⁴ ≈ 16.8 million, 16 per node above a million nodes): far above the few events
+/// per node a legitimate instant handles, and small enough that a stalled run stops after a
+/// second or two of work and a bounded amount of memory.
 pub fn run_with_progress<N: sim_core::Node>(
     sim: &mut sim_core::Simulation<N>,
     until: sim_core::SimTime,
     progress: &Progress,
-) {
+) -> Result<(), sim_core::Stall> {
     let start = sim.now().as_nanos();
     let end = until.as_nanos().max(start);
     let span = end - start;
@@ -410,7 +418,9 @@ pub fn run_with_progress<N: sim_core::Node>(
             (t - start) as f64 / span as f64
         };
         progress.report(done, sim.events_processed());
+        sim.check_progress()?;
     }
+    Ok(())
 }
 
 /// The Markdown section scenarios/README.md holds for `e` (a test keeps the two equal).

@@ -224,6 +224,7 @@ impl Experiment for Averaging {
         for c in 1..=p.cycles {
             // Ticks of cycle c happen in [(c-1)·T, c·T); sample just before c·T.
             sim.run_until(SimTime(cycle.as_nanos() * c as u64 - 1));
+            sim.check_progress()?;
             let (m, v) = stats(&sim);
             table.push(row![c, m, v, sim.events_processed()]);
             job.progress

@@ -211,6 +211,7 @@ impl Experiment for Smoke {
                 rumor_started = true;
             }
             sim.run_until(next);
+            sim.check_progress()?;
             t = next;
             job.progress.report(
                 t.as_secs_f64() / until.as_secs_f64(),

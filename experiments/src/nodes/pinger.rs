@@ -96,7 +96,7 @@ pub fn run_pings(
     spacing_s: f64,
     horizon_s: f64,
     seed: u64,
-) -> (Vec<Vec<f64>>, u64) {
+) -> Result<(Vec<Vec<f64>>, u64), sim_core::Stall> {
     let spacing = SimTime::from_secs_f64(spacing_s);
     let nodes: Vec<Pinger> = targets
         .into_iter()
@@ -114,9 +114,10 @@ pub fn run_pings(
     sim.run_until(SimTime::from_secs_f64(
         spacing_s * (rounds as f64 + 1.0) + horizon_s,
     ));
+    sim.check_progress()?;
     let events = sim.events_processed();
-    (
+    Ok((
         sim.into_nodes().into_iter().map(|p| p.rtt_ms).collect(),
         events,
-    )
+    ))
 }

@@ -176,6 +176,7 @@ pub fn run_vivaldi(
     let mut coords = Vec::with_capacity(run.snapshots_s.len());
     for &t in &run.snapshots_s {
         sim.run_until(SimTime::from_secs_f64(t));
+        sim.check_progress()?;
         coords.push(
             hosts
                 .iter()

@@ -314,6 +314,24 @@ fn duration_text(secs: f64) -> String {
     }
 }
 
+/// Sets a flag when dropped: stops the progress display also when a job panics.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// A panic's message (`&str` or `String` payloads; anything else says so).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
+}
+
 /// Run (a shard of) a scenario.
 pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
     let out = opts.out.clone().unwrap_or_else(|| default_out(s));
@@ -358,17 +376,33 @@ pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
     let stop = AtomicBool::new(false);
     let reps = s.meta().repetitions as usize;
     let name = s.meta().name.clone();
+    let experiment = s.meta().experiment.clone();
     let results: Vec<Result<()>> = std::thread::scope(|scope| {
         let watcher = scope.spawn(|| progress::watch(&board, &name, display, &stop));
+        // However the jobs end, the display stops: else the scope would wait for the watcher
+        // forever once a panic unwinds out of `pool.install`.
+        let stopper = SetOnDrop(&stop);
         let results = pool.install(|| {
             todo.par_iter()
                 .enumerate()
                 .map(|(slot, &j)| {
                     let point = j / reps;
                     let rep = (j % reps) as u32;
-                    let tables = s
-                        .run_job(j, &board.slots[slot])
-                        .with_context(|| format!("job {j} (point {point}, repetition {rep})"))?;
+                    // A panicking job becomes this job's error (its message and the job
+                    // named); the other jobs finish and the run exits non-zero.
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        s.run_job(j, &board.slots[slot])
+                    }))
+                    .unwrap_or_else(|p| {
+                        Err(anyhow::anyhow!(
+                            "panicked: {} (a bug in mmvesim; please report it with the \
+                             scenario file)",
+                            panic_text(&*p)
+                        ))
+                    });
+                    let tables = ran.with_context(|| {
+                        format!("`{experiment}` job {j} (point {point}, repetition {rep})")
+                    })?;
                     let seed = sim_core::rng::repetition_seed(s.meta().seed, rep as u64);
                     let part = Part {
                         scenario: s.meta().name.clone(),
@@ -384,7 +418,7 @@ pub fn run(s: &dyn Loaded, opts: &RunOptions) -> Result<RunSummary> {
                 })
                 .collect()
         });
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        drop(stopper);
         let _ = watcher.join();
         results
     });

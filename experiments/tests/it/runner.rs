@@ -156,3 +156,133 @@ fn shard_syntax_is_checked() {
         assert!(bad.parse::<Shard>().is_err(), "{bad}");
     }
 }
+
+/// A real scenario whose job 1 is replaced by `job_one` (a bug in an experiment: a panic, as
+/// partitions with jitter once did, or a run whose clock stops); every other call is the
+/// scenario's own.
+struct OddJobOne {
+    inner: Box<dyn Loaded>,
+    job_one:
+        fn(&experiments::experiment::Progress) -> anyhow::Result<Vec<experiments::table::Table>>,
+}
+
+impl Loaded for OddJobOne {
+    fn meta(&self) -> &experiments::scenario::Meta {
+        self.inner.meta()
+    }
+    fn point_count(&self) -> usize {
+        self.inner.point_count()
+    }
+    fn point_values(&self, i: usize) -> &[(String, toml::Value)] {
+        self.inner.point_values(i)
+    }
+    fn point_params(&self, i: usize) -> serde_json::Value {
+        self.inner.point_params(i)
+    }
+    fn run_job(
+        &self,
+        job: usize,
+        progress: &experiments::experiment::Progress,
+    ) -> anyhow::Result<Vec<experiments::table::Table>> {
+        if job == 1 {
+            (self.job_one)(progress)
+        } else {
+            self.inner.run_job(job, progress)
+        }
+    }
+    fn plots(&self) -> Vec<experiments::plot::PlotSpec> {
+        self.inner.plots()
+    }
+    fn estimate(&self, job: usize) -> experiments::experiment::Estimate {
+        self.inner.estimate(job)
+    }
+}
+
+/// Run `s` with the default thread count (every core) and a progress display that would
+/// otherwise wait for a panicked job forever; the run must end within 2 min. Its error.
+fn run_to_error(s: OddJobOne, out: std::path::PathBuf) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = runner::run(
+            &s,
+            &RunOptions {
+                out: Some(out),
+                jobs: None,
+                quiet: false,
+                no_plots: true,
+                progress_every: Some(std::time::Duration::from_millis(50)),
+                ..Default::default()
+            },
+        );
+        let _ = tx.send(r.map(|_| ()).map_err(|e| format!("{e:#}")));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the run did not end within 2 min")
+        .expect_err("the run must fail")
+}
+
+#[test]
+fn a_panicking_job_ends_the_run_with_an_error_naming_it() {
+    let dir = crate::scratch("panic");
+    let s = OddJobOne {
+        inner: scenario(dir.path()),
+        job_one: |_| panic!("a deliberate panic in job one"),
+    };
+    let e = run_to_error(s, dir.path().join("out"));
+    assert!(
+        e.contains("`smoke` job 1 (point 0, repetition 1)")
+            && e.contains("panicked")
+            && e.contains("a deliberate panic in job one"),
+        "{e}"
+    );
+}
+
+/// A node that re-arms a zero-delay timer forever: simulated time never advances.
+struct Rearm;
+
+#[derive(Clone, Copy, Debug)]
+struct Nudge;
+impl sim_core::Message for Nudge {
+    const KINDS: &'static [&'static str] = &["nudge"];
+}
+
+impl sim_core::Node for Rearm {
+    type Msg = Nudge;
+    fn on_start(&mut self, ctx: &mut sim_core::Ctx<'_, Nudge>) {
+        ctx.set_timer(sim_core::SimTime::ZERO, 7);
+    }
+    fn on_message(&mut self, _: &mut sim_core::Ctx<'_, Nudge>, _: sim_core::NodeId, _: Nudge) {}
+    fn on_timer(&mut self, ctx: &mut sim_core::Ctx<'_, Nudge>, tag: u64) {
+        ctx.set_timer(sim_core::SimTime::ZERO, tag);
+    }
+}
+
+#[test]
+fn a_stalled_job_ends_the_run_with_an_error_naming_the_experiment_and_the_event() {
+    let dir = crate::scratch("stall");
+    let s = OddJobOne {
+        inner: scenario(dir.path()),
+        // A driver's chunked run (the engine's default stall bound, 2^24 events at one
+        // instant): it must stop with the engine's Stall, not run on (and allocate) forever.
+        job_one: |progress| {
+            let net = sim_core::Network::ideal(sim_core::ConstantLatency(
+                sim_core::SimTime::from_millis(1),
+            ));
+            let mut sim =
+                sim_core::Simulation::new((0..3).map(|_| Rearm), net, sim_core::SimConfig::new(1));
+            experiments::experiment::run_with_progress(
+                &mut sim,
+                sim_core::SimTime::from_secs(10),
+                progress,
+            )?;
+            Ok(Vec::new())
+        },
+    };
+    let e = run_to_error(s, dir.path().join("out"));
+    assert!(
+        e.contains("`smoke` job 1 (point 0, repetition 1)")
+            && e.contains("stopped advancing")
+            && e.contains("timer 7 of node"),
+        "{e}"
+    );
+}

@@ -182,6 +182,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     for k in 0..frames {
         let now = k * frame;
         sim.run_until(SimTime(now));
+        sim.check_progress()?;
         if k > 0 {
             evs.clear();
             game.step(&mut evs);

@@ -311,6 +311,7 @@ impl Experiment for DhtBalance {
         while t < end {
             t = (t + step).min(end);
             sim.run_until(t);
+            sim.check_progress()?;
             job.progress
                 .report(t.as_secs_f64() / end.as_secs_f64(), sim.events_processed());
             let now = t.as_nanos();

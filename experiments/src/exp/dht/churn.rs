@@ -120,7 +120,7 @@ fn drive<O: Overlay>(
     rec: Rc<RefCell<LookupRecorder>>,
     env: crate::environment::Environment,
     churn_start: SimTime,
-) -> Out {
+) -> anyhow::Result<Out> {
     let p = job.params();
     let n = hosts.len();
     let mut sim = Simulation::new(hosts, env.network, env.config);
@@ -136,6 +136,7 @@ fn drive<O: Overlay>(
             at_start = Some(total_traffic(sim.nodes().map(|h| h.traffic())));
         }
         sim.run_until(next);
+        sim.check_progress()?;
         t = next;
         job.progress
             .report(t.as_secs_f64() / end.as_secs_f64(), sim.events_processed());
@@ -164,7 +165,7 @@ fn drive<O: Overlay>(
     let rec = Rc::try_unwrap(rec)
         .map(RefCell::into_inner)
         .unwrap_or_else(|r| std::mem::take(&mut *r.borrow_mut()));
-    Out {
+    Ok(Out {
         rec,
         members,
         traffic_from_start: traffic,
@@ -176,7 +177,7 @@ fn drive<O: Overlay>(
         messages,
         n,
         lookahead: None,
-    }
+    })
 }
 
 /// What a partition reports at a checkpoint of a partitioned run.
@@ -462,14 +463,14 @@ impl Experiment for DhtChurn {
             }
         } else if p.ring == Ring::Chord {
             let (hosts, _b) = chord_hosts(n, job.seed, true, |_| LookupApp::new(&plan, &rec))?;
-            drive(job, hosts, Rc::clone(&rec), env, churn_start)
+            drive(job, hosts, Rc::clone(&rec), env, churn_start)?
         } else {
             let cfg = mercury_config(p.ring, p.cache);
             let members = mercury_members(p.ring, p.layout, n, job.seed);
             let (hosts, _b) = mercury_hosts::<(), _>(cfg, &members, job.seed, true, |_| {
                 LookupApp::new(&plan, &rec)
             })?;
-            drive(job, hosts, Rc::clone(&rec), env, churn_start)
+            drive(job, hosts, Rc::clone(&rec), env, churn_start)?
         };
         let name = p.ring.name();
         let mut ts = Table::new("timeseries", &["ring", "time_s", "metric", "value"]);

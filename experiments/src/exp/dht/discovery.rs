@@ -352,9 +352,10 @@ impl Experiment for DhtDiscovery {
             })?;
         let mut sim = Simulation::new(hosts, env.network, env.config);
         sim.run_until(SimTime(plan.measure_from));
+        sim.check_progress()?;
         let before = super::total_traffic(sim.nodes().map(|h| h.traffic()));
         let end = SimTime::from_secs_f64(p.duration_s);
-        run_with_progress(&mut sim, end, job.progress);
+        run_with_progress(&mut sim, end, job.progress)?;
         let after = super::total_traffic(sim.nodes().map(|h| h.traffic()));
         let events = sim.events_processed();
         drop(sim);

@@ -127,7 +127,7 @@ fn run_hosts<O: Overlay>(
     mut at_warmup: impl FnMut(&mut Simulation<Host<O, LookupApp>>),
     stats: impl Fn(&O) -> (f64, f64),
     progress: (f64, f64),
-) -> RunOut {
+) -> anyhow::Result<RunOut> {
     let p = job.params();
     let n = hosts.len();
     let mut sim = Simulation::new(hosts, env.network, env.config);
@@ -137,6 +137,7 @@ fn run_hosts<O: Overlay>(
         at_warmup(&mut sim);
     }
     sim.run_until(start);
+    sim.check_progress()?;
     job.progress.report(progress.0, sim.events_processed());
     let before = total_traffic(sim.nodes().map(|h| h.traffic()));
     let stop = start + SimTime::from_secs_f64(p.lookup_window_s);
@@ -149,6 +150,7 @@ fn run_hosts<O: Overlay>(
             start.as_nanos() + span / chunks * i + if i == chunks { span % chunks } else { 0 },
         );
         sim.run_until(t);
+        sim.check_progress()?;
         let f = progress.0 + (progress.1 - progress.0) * i as f64 / chunks as f64;
         job.progress.report(f, sim.events_processed());
         if t >= stop && sim.nodes().all(|h| h.app().outstanding() == 0) {
@@ -174,7 +176,7 @@ fn run_hosts<O: Overlay>(
     let rec = Rc::try_unwrap(rec)
         .map(RefCell::into_inner)
         .unwrap_or_else(|r| std::mem::take(&mut *r.borrow_mut()));
-    RunOut {
+    Ok(RunOut {
         rec,
         span_s: (end.as_nanos() - start.as_nanos()) as f64 / 1e9,
         before,
@@ -183,7 +185,7 @@ fn run_hosts<O: Overlay>(
         n_hat_mean: nhat / m.max(1) as f64,
         events,
         n,
-    }
+    })
 }
 
 /// The tables of `dht-lookup`, empty: `summary` and `hops` (the live experiment fills the same).
@@ -394,7 +396,7 @@ impl Experiment for DhtLookup {
                     |_| {},
                     |_| (log_n, n as f64),
                     progress,
-                )
+                )?
             } else {
                 let cfg = mercury_config(p.ring, cache);
                 let members = mercury_members(p.ring, p.layout, n, job.seed);
@@ -419,7 +421,7 @@ impl Experiment for DhtLookup {
                     redraw,
                     |nd: &mercury::MercuryNode<()>| (nd.long_links().count() as f64, nd.n_hat()),
                     progress,
-                )
+                )?
             };
             push_rows(
                 &mut tables,

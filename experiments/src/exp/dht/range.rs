@@ -415,9 +415,10 @@ impl Experiment for DhtRange {
         let mut sim = Simulation::new(hosts, env.network, env.config);
         let t_start = SimTime(start);
         sim.run_until(t_start);
+        sim.check_progress()?;
         let before = super::total_traffic(sim.nodes().map(|h| h.traffic()));
         let end = SimTime(start + window) + SimTime::from_secs(15);
-        run_with_progress(&mut sim, end, job.progress);
+        run_with_progress(&mut sim, end, job.progress)?;
         let after = super::total_traffic(sim.nodes().map(|h| h.traffic()));
         drop(sim);
         let book = std::mem::take(&mut *book.borrow_mut());

@@ -128,6 +128,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     while t < end {
         t = (t + step).min(end);
         sim.run_until(SimTime(t));
+        sim.check_progress()?;
         for v in &mut by_region {
             v.clear();
         }
@@ -154,6 +155,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     }
     let drain = (p.drain_s * 1e9).round() as u64;
     sim.run_until(SimTime(end + drain));
+    sim.check_progress()?;
 
     let outcome = Outcome {
         p,

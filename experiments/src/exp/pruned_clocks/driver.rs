@@ -43,6 +43,7 @@ pub fn run_params(
     for k in 1..=d.ticks {
         let now = SimTime(d.tick.as_nanos() * k);
         sim.run_until(now);
+        sim.check_progress()?;
         if k % report_every == 0 {
             progress.report(k as f64 / d.ticks as f64, sim.events_processed());
         }
@@ -60,6 +61,7 @@ pub fn run_params(
         }
     }
     sim.run_until(SimTime(d.tick.as_nanos() * d.ticks));
+    sim.check_progress()?;
     d.counts.events_processed = sim.events_processed();
     let st = d.shared.stats.borrow();
     Ok(tables(

@@ -253,14 +253,21 @@ fn install(sim: &mut Simulation<SpdNode>, plan: &Arc<Plan>) {
     }
 }
 
-/// Runs the engine until `t` in chunks, calling `progress(now)` between them.
-fn run_to(sim: &mut Simulation<SpdNode>, t: SimTime, progress: &mut dyn FnMut(SimTime, u64)) {
+/// Runs the engine until `t` in chunks, calling `progress(now)` between them; the engine's
+/// [`sim_core::Stall`] if simulated time stopped advancing.
+fn run_to(
+    sim: &mut Simulation<SpdNode>,
+    t: SimTime,
+    progress: &mut dyn FnMut(SimTime, u64),
+) -> Result<(), sim_core::Stall> {
     let step = SimTime::from_millis(250);
     while sim.now() < t {
         let next = (sim.now() + step).min(t);
         sim.run_until(next);
+        sim.check_progress()?;
         progress(next, sim.events_processed());
     }
+    Ok(())
 }
 
 /// Runs one simulation (module docs). `progress(now, events)` is called between chunks.
@@ -363,7 +370,7 @@ pub fn simulate(
     let mut failure_out: Option<FailureOutcome> = None;
     let mut reselections = Vec::new();
     for (t, is_failure) in instants {
-        run_to(&mut sim, t, progress);
+        run_to(&mut sim, t, progress)?;
         let present: Vec<usize> = (0..m).filter(|&c| sim.is_alive((n + c) as u32)).collect();
         if is_failure {
             let (s, _) = failed.expect("a failure instant implies a failure");
@@ -414,7 +421,7 @@ pub fn simulate(
             current = plan;
         }
     }
-    run_to(&mut sim, tr.duration, progress);
+    run_to(&mut sim, tr.duration, progress)?;
     // drain: clients have stopped; run until nothing is in flight, queued or held (steps
     // doubling from 1 s, so that a long saturated backlog takes few checks)
     let mut step = SimTime::from_secs(1);
@@ -425,6 +432,7 @@ pub fn simulate(
         doublings += 1;
         let next = sim.now() + step;
         sim.run_until(next);
+        sim.check_progress()?;
         step = step + step;
     }
 

@@ -169,7 +169,7 @@ impl Experiment for ClockSync {
             warmup_ns: c.warmup_ns(),
             stats: stats.clone(),
         })?;
-        common::run(&mut sim, c.until(), job.progress, None, |_| {});
+        common::run(&mut sim, c.until(), job.progress, None, |_| {})?;
         let s = stats.borrow();
         let nominal = common::nominal_latency_ms(job.settings());
         let mut table = Table::new(

@@ -486,22 +486,26 @@ where
 
 /// Run `sim` to `until` in 256 chunks, reporting progress and calling `sample` at every
 /// multiple of `every` (if any) after the events of that instant.
+///
+/// # Errors
+/// The engine's [`sim_core::Stall`] if simulated time stopped advancing (see
+/// [`crate::experiment::run_with_progress`]).
 pub fn run<N: sim_core::Node>(
     sim: &mut Simulation<N>,
     until: SimTime,
     progress: &Progress,
     every: Option<SimTime>,
     mut sample: impl FnMut(&Simulation<N>),
-) {
+) -> Result<(), sim_core::Stall> {
     let Some(every) = every.filter(|e| e.as_nanos() > 0) else {
-        crate::experiment::run_with_progress(sim, until, progress);
-        return;
+        return crate::experiment::run_with_progress(sim, until, progress);
     };
     let total = until.as_nanos().max(1);
     let mut next = every;
     let mut reported = 0u64;
     while next <= until {
         sim.run_until(next);
+        sim.check_progress()?;
         sample(sim);
         next += every;
         let done = sim.now().as_nanos() * 256 / total;
@@ -515,6 +519,7 @@ pub fn run<N: sim_core::Node>(
     }
     sim.run_until(until);
     progress.report(1.0, sim.events_processed());
+    sim.check_progress()
 }
 
 /// The nominal client-to-client one-way latency (ms): two hops of the `[network]` table's

@@ -255,7 +255,7 @@ impl Experiment for DeadReckoning {
         } else {
             let setup = Rc::new(make_setup(paths));
             let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
-            common::run(&mut sim, c.until(), job.progress, None, |_| {});
+            common::run(&mut sim, c.until(), job.progress, None, |_| {})?;
             let stats = stats.borrow().clone();
             (stats, sim.events_processed(), Some(sim))
         };

@@ -114,7 +114,7 @@ impl Experiment for LocalLagExp {
                     }
                 }
             }
-        });
+        })?;
         let stats = stats.borrow();
         let mut table = Table::new(
             "local_lag",

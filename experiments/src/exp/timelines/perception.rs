@@ -581,7 +581,7 @@ impl Experiment for PerceptionFilterExp {
             let rng = sim_core::rng::stream_rng(seed, u64::from(i) + 1, "timelines-roam");
             Player::new(i as usize, field.clone(), stats.clone(), rng)
         })?;
-        common::run(&mut sim, c.until(), job.progress, None, |_| {});
+        common::run(&mut sim, c.until(), job.progress, None, |_| {})?;
         let s = stats.borrow();
         let nominal = common::nominal_latency_ms(job.settings());
         let mut ball = Table::new(

@@ -370,7 +370,7 @@ impl Experiment for RemoteLagExp {
             other: avatar_timeline(duel.history),
             rng: sim_core::rng::stream_rng(seed, u64::from(i) + 1, "timelines-shots"),
         })?;
-        common::run(&mut sim, c.until(), job.progress, None, |_| {});
+        common::run(&mut sim, c.until(), job.progress, None, |_| {})?;
         let s = stats.borrow();
         let minutes = (p.duration_s - p.warmup_s) / 60.0;
         let nominal = common::nominal_latency_ms(job.settings());

@@ -130,7 +130,7 @@ impl Experiment for SmoothCorrections {
             warmup_ns: c.warmup_ns(),
         });
         let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
-        common::run(&mut sim, c.until(), job.progress, None, |_| {});
+        common::run(&mut sim, c.until(), job.progress, None, |_| {})?;
         let nominal = common::nominal_latency_ms(job.settings());
         let stats = stats.borrow();
         let mut error = Table::new(

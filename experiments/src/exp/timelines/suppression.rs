@@ -89,7 +89,7 @@ impl Experiment for SendSuppression {
             warmup_ns: c.warmup_ns(),
         });
         let (mut sim, stats) = avatar_session(job, &c, p.clients, &setup)?;
-        common::run(&mut sim, c.until(), job.progress, None, |_| {});
+        common::run(&mut sim, c.until(), job.progress, None, |_| {})?;
         let stats = stats.borrow();
         let measured_s = p.duration_s - p.warmup_s;
         let senders = p.clients as f64;

@@ -141,7 +141,7 @@ pub fn estimate(
             1.0,
             10.0 + max_rtt / 1000.0,
             sim_core::rng::stream_seed(seed, 0, "landmark-pings"),
-        );
+        )?;
         sims_done += 1;
         events_so_far += ping_events;
         progress.report(sims_done as f64 / sims as f64, events_so_far);
