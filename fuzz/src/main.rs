@@ -16,7 +16,8 @@ use mmvesim_fuzz::driver::{Options, child, drive, replay};
 const USAGE: &str = "usage: mmvesim-fuzz [--target all|NAME[,NAME...]] (--count N | --seconds T) \
 [--seed S] [--batch B] [--limit-ms MS] [--mem-mb MB] [--no-save]
        mmvesim-fuzz --target NAME --replay FILE
-       mmvesim-fuzz --target NAME --sample K [--seed S]   (print K outcomes, to tune mutations)
+       mmvesim-fuzz --target NAME --sample K [--start I] [--seed S]   (print the outcomes of
+           inputs I..I+K, to tune mutations or to name a campaign's finding #I)
 targets: matrix frames triples matrix-gz brite spd scenario probe";
 
 struct Args {
@@ -127,7 +128,7 @@ fn main() -> ExitCode {
         };
     }
     if let Some(k) = a.sample {
-        return sample(&a.targets, a.seed, k);
+        return sample(&a.targets, a.seed, a.start, k);
     }
     if a.count.is_none() && a.seconds.is_none() {
         eprintln!("give --count or --seconds\n{USAGE}");
@@ -198,9 +199,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Print the outcome of the first `k` inputs of each target (in this process; a panic is
-/// caught, a hang is not).
-fn sample(targets: &[Target], seed: u64, k: u64) -> ExitCode {
+/// Print the outcome of inputs `start..start + k` of each target (in this process; a panic
+/// is caught, a hang is not).
+fn sample(targets: &[Target], seed: u64, start: u64, k: u64) -> ExitCode {
     let root = mmvesim_fuzz::corpus::workspace_root();
     for &t in targets {
         let seeds = match mmvesim_fuzz::corpus::corpus(t, &root) {
@@ -217,7 +218,7 @@ fn sample(targets: &[Target], seed: u64, k: u64) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        for i in 0..k {
+        for i in start..start.saturating_add(k) {
             let input = mmvesim_fuzz::make_input(t, &seeds, seed, i);
             // The input is named before it runs, so that a hang shows which one it is; with
             // MMVESIM_PROBE_VERBOSE its text is printed too.

@@ -56,7 +56,9 @@ pub mod waypoints;
 pub mod world;
 
 pub use aoi::Aoi;
-pub use botgame::{BotGame, BotGameConfig, GameEvent, MapShape, ObjectKind, ObjectView};
+pub use botgame::{
+    BotGame, BotGameConfig, GameEvent, MAX_WAYPOINT_CANDIDATES, MapShape, ObjectKind, ObjectView,
+};
 pub use error::WorldError;
 pub use grid::{Grid, MAX_GRID_CELLS};
 pub use map::{MAX_OBSTACLES, Map, ObstacleConfig, Rect};

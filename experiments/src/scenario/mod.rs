@@ -44,7 +44,9 @@ pub trait Schema {
         &[]
     }
     /// Checks that need a repetition's random inputs (its topology), with the
-    /// repetition's seed `seed`; the default checks nothing.
+    /// repetition's seed `seed`; the default checks nothing. Validation calls it for the
+    /// first [`CHECKED_REPETITIONS`] repetitions of every point, so the job must make the
+    /// same check when it runs.
     fn check_repetition(
         &self,
         params: &Self::Params,
@@ -158,6 +160,13 @@ pub struct Scenario<P> {
 
 /// Largest number of jobs (points × repetitions) a scenario may define.
 pub const MAX_JOBS: usize = 1_000_000;
+
+/// How many repetitions of each point validation checks with
+/// [`Schema::check_repetition`] (the first ones): a check that draws a repetition's
+/// topology costs about a millisecond, so checking all of 100,000 repetitions would take
+/// minutes before the run starts. A later repetition that breaks such a rule fails when its
+/// job runs, with the same message and the job named.
+pub const CHECKED_REPETITIONS: u32 = 64;
 
 /// A scenario file read and parsed as TOML, not yet validated against an experiment.
 pub struct Header {
@@ -351,7 +360,7 @@ impl Header {
                 located
             })?;
             let (settings, params) = point;
-            for rep in 0..raw.repetitions {
+            for rep in 0..raw.repetitions.min(CHECKED_REPETITIONS) {
                 let seed = sim_core::rng::repetition_seed(raw.seed, u64::from(rep));
                 schema
                     .check_repetition(&params, &settings, seed)

@@ -298,87 +298,101 @@ fn table_use(e: &dyn DynExperiment, key: &str) -> Use {
 
 #[test]
 fn every_shared_key_is_refused_or_changes_the_outputs() {
+    use rayon::prelude::*;
     let registry = experiments::exp::registry();
     let file: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/probe.toml");
+    // The experiments in parallel (the longest test of this crate otherwise): each one's
+    // problems and number of compared pairs, in registry order.
+    let experiments: Vec<&dyn DynExperiment> = registry.iter().collect();
+    let found: Vec<(Vec<String>, usize)> = experiments
+        .par_iter()
+        .map(|&e| shared_keys_of(e, &file))
+        .collect();
+    let exercised: usize = found.iter().map(|(_, n)| n).sum();
+    let problems: Vec<String> = found.into_iter().flat_map(|(p, _)| p).collect();
+    println!("{exercised} pairs of runs compared");
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+/// Every shared key of `e` (the test above): the problems found and the number of pairs of
+/// runs compared.
+fn shared_keys_of(e: &dyn DynExperiment, file: &Path) -> (Vec<String>, usize) {
     let mut problems = Vec::new();
     let mut exercised = 0;
-    for e in registry.iter() {
-        if e.example().trim().is_empty() {
-            problems.push(format!("{}: declares no EXAMPLE scenario", e.name()));
-            continue;
-        }
-        let base: toml::Table =
-            toml::from_str(&format!("experiment = \"{}\"\n{}", e.name(), e.example()))
-                .unwrap_or_else(|x| panic!("{}: EXAMPLE is not TOML: {x}", e.name()));
-        let n = base
-            .get("topology")
-            .and_then(|t| t.get("nodes"))
-            .and_then(toml::Value::as_integer)
-            .map_or(24, |x| x as usize);
-        let mut cache = BTreeMap::new();
-        // The example itself must validate and run.
-        if let Err(x) = outcome(e, &apply(&base, &Vec::new()), &file, &mut cache) {
-            problems.push(format!("{}: its EXAMPLE does not validate: {x}", e.name()));
-            continue;
-        }
-        for &(key, _) in SHARED_KEYS {
-            let unused = table_use(e, key) == Use::Unused || e.unused_keys().contains(&key);
-            let no_effect = NO_OUTPUT_EFFECT
-                .iter()
-                .chain(e.no_effect_keys())
-                .any(|(k, _)| *k == key);
-            let (mut ran, mut differ) = (0, 0);
-            for (a, b) in cases(key, n) {
-                let (ta, tb) = (apply(&base, &a), apply(&base, &b));
-                let rb = outcome(e, &tb, &file, &mut cache);
-                if unused {
-                    // Setting the key must be refused (at the key or at its table).
-                    if rb.is_ok() {
-                        problems.push(format!(
-                            "{}: `{key}` is unused but a scenario setting it is accepted",
-                            e.name()
-                        ));
-                    }
-                    continue;
-                }
-                let ra = outcome(e, &ta, &file, &mut cache);
-                for r in [&ra, &rb] {
-                    if let Err(x) = r
-                        && x.starts_with("job failed")
-                    {
-                        problems.push(format!("{}: `{key}`: {x}", e.name()));
-                    }
-                }
-                let (Ok(oa), Ok(ob)) = (&ra, &rb) else {
-                    continue;
-                };
-                ran += 1;
-                exercised += 1;
-                if oa != ob {
-                    differ += 1;
-                }
-                if no_effect && oa != ob {
+    if e.example().trim().is_empty() {
+        problems.push(format!("{}: declares no EXAMPLE scenario", e.name()));
+        return (problems, 0);
+    }
+    let base: toml::Table =
+        toml::from_str(&format!("experiment = \"{}\"\n{}", e.name(), e.example()))
+            .unwrap_or_else(|x| panic!("{}: EXAMPLE is not TOML: {x}", e.name()));
+    let n = base
+        .get("topology")
+        .and_then(|t| t.get("nodes"))
+        .and_then(toml::Value::as_integer)
+        .map_or(24, |x| x as usize);
+    let mut cache = BTreeMap::new();
+    // The example itself must validate and run.
+    if let Err(x) = outcome(e, &apply(&base, &Vec::new()), file, &mut cache) {
+        problems.push(format!("{}: its EXAMPLE does not validate: {x}", e.name()));
+        return (problems, 0);
+    }
+    for &(key, _) in SHARED_KEYS {
+        let unused = table_use(e, key) == Use::Unused || e.unused_keys().contains(&key);
+        let no_effect = NO_OUTPUT_EFFECT
+            .iter()
+            .chain(e.no_effect_keys())
+            .any(|(k, _)| *k == key);
+        let (mut ran, mut differ) = (0, 0);
+        for (a, b) in cases(key, n) {
+            let (ta, tb) = (apply(&base, &a), apply(&base, &b));
+            let rb = outcome(e, &tb, file, &mut cache);
+            if unused {
+                // Setting the key must be refused (at the key or at its table).
+                if rb.is_ok() {
                     problems.push(format!(
-                        "{}: `{key}` is documented as not affecting the outputs, but they differ \
-                         ({a:?} vs {b:?})",
+                        "{}: `{key}` is unused but a scenario setting it is accepted",
                         e.name()
                     ));
                 }
+                continue;
             }
-            if !unused && ran == 0 {
+            let ra = outcome(e, &ta, file, &mut cache);
+            for r in [&ra, &rb] {
+                if let Err(x) = r
+                    && x.starts_with("job failed")
+                {
+                    problems.push(format!("{}: `{key}`: {x}", e.name()));
+                }
+            }
+            let (Ok(oa), Ok(ob)) = (&ra, &rb) else {
+                continue;
+            };
+            ran += 1;
+            exercised += 1;
+            if oa != ob {
+                differ += 1;
+            }
+            if no_effect && oa != ob {
                 problems.push(format!(
-                    "{}: no case of `{key}` validates; declare it unused or add a case",
-                    e.name()
-                ));
-            } else if !unused && !no_effect && differ == 0 {
-                problems.push(format!(
-                    "{}: `{key}` changes nothing in the outputs in any of its {ran} case(s); \
-                     refuse it (UNUSED_KEYS) or document it (NO_EFFECT_KEYS)",
+                    "{}: `{key}` is documented as not affecting the outputs, but they differ \
+                     ({a:?} vs {b:?})",
                     e.name()
                 ));
             }
         }
+        if !unused && ran == 0 {
+            problems.push(format!(
+                "{}: no case of `{key}` validates; declare it unused or add a case",
+                e.name()
+            ));
+        } else if !unused && !no_effect && differ == 0 {
+            problems.push(format!(
+                "{}: `{key}` changes nothing in the outputs in any of its {ran} case(s); \
+                 refuse it (UNUSED_KEYS) or document it (NO_EFFECT_KEYS)",
+                e.name()
+            ));
+        }
     }
-    println!("{exercised} pairs of runs compared");
-    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+    (problems, exercised)
 }

@@ -149,6 +149,13 @@ impl Default for BotGameConfig {
 /// once; more would only be memory).
 pub const MAX_MAP_ITEMS: usize = 1 << 24;
 
+/// Largest total length of the waypoints' candidate lists (every waypoint lists the others
+/// within `waypoint_reach`, 12 bytes each): 2²⁵ entries, 400 MB. Many waypoints whose reach
+/// covers much of the map list each other quadratically (10 000 waypoints that all reach
+/// each other: 10⁸ entries, 1.2 GB), so a game that would exceed it is refused when it is
+/// built, before the lists are allocated.
+pub const MAX_WAYPOINT_CANDIDATES: usize = 1 << 25;
+
 impl BotGameConfig {
     /// Map area, square map units: `full_game_side² · players / full_game_players`.
     pub fn area(&self) -> f64 {

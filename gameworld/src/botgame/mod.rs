@@ -50,7 +50,7 @@ mod config;
 mod field;
 mod types;
 
-pub use config::{BotGameConfig, MAX_MAP_ITEMS, MapShape};
+pub use config::{BotGameConfig, MAX_MAP_ITEMS, MAX_WAYPOINT_CANDIDATES, MapShape};
 pub use types::{GameEvent, ObjectKind, ObjectView};
 
 use crate::error::WorldError;
@@ -166,8 +166,27 @@ impl BotGame {
             .max(1e-9);
         let mut wgrid = Grid::new(width, height, wcell)?;
         wgrid.rebuild_all(&waypoints);
-        let (mut cand_start, mut cand, mut cand_cum) = (vec![0u32], Vec::new(), Vec::new());
         let mut buf = Vec::new();
+        // The lists' total length first (stopping once it is too long), so that a reach that
+        // covers much of a map of many waypoints is refused before it allocates gigabytes.
+        if cfg.waypoint_reach > 0.0 {
+            let mut total = 0usize;
+            for &p in &waypoints {
+                buf.clear();
+                wgrid.within(&waypoints, p, cfg.waypoint_reach, &mut buf);
+                total += buf.len().saturating_sub(1);
+                if total > MAX_WAYPOINT_CANDIDATES {
+                    return Err(WorldError::CountOutOfRange {
+                        what: "waypoint candidates (waypoints within waypoint_reach of each \
+                               waypoint, summed; lower waypoint_reach or waypoints_per_full_map)",
+                        value: total,
+                        min: 0,
+                        max: MAX_WAYPOINT_CANDIDATES,
+                    });
+                }
+            }
+        }
+        let (mut cand_start, mut cand, mut cand_cum) = (vec![0u32], Vec::new(), Vec::new());
         for (w, &p) in waypoints.iter().enumerate() {
             buf.clear();
             if cfg.waypoint_reach > 0.0 {

@@ -247,3 +247,25 @@ fn bad_settings_are_errors() {
         assert!(BotGame::new(cfg, 1).is_err(), "{cfg:?}");
     }
 }
+
+#[test]
+fn waypoints_that_all_reach_each_other_are_refused_before_their_lists_are_allocated() {
+    // 10 000 waypoints on the default map, each within reach of every other: 10⁸ list
+    // entries (1.2 GB) would be built; the game is refused instead, naming the setting.
+    let many = BotGameConfig {
+        waypoints_per_full_map: 10_000.0,
+        ..BotGameConfig::default()
+    };
+    let e = BotGame::new(&many, 1).err().expect("refused").to_string();
+    assert!(
+        e.contains("waypoint candidates") && e.contains("waypoint_reach"),
+        "{e}"
+    );
+    // With a short reach the same waypoints list few others and the game is built.
+    let near = BotGameConfig {
+        waypoint_reach: 0.5,
+        ..many
+    };
+    assert!(BotGame::new(&near, 1).is_ok());
+    assert!(gameworld::MAX_WAYPOINT_CANDIDATES >= 1 << 20);
+}
