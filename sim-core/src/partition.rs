@@ -416,6 +416,19 @@ struct Barrier {
     wake: Condvar,
 }
 
+/// The panic of a thread that stops because another one panicked (not the one to report).
+const POISONED: &str = "a thread of the partitioned run panicked";
+
+/// Whether a panic's payload is [`POISONED`]'s.
+fn is_poisoned(payload: &(dyn std::any::Any + Send)) -> bool {
+    payload
+        .downcast_ref::<&str>()
+        .is_some_and(|s| *s == POISONED)
+        || payload
+            .downcast_ref::<String>()
+            .is_some_and(|s| s == POISONED)
+}
+
 impl Barrier {
     fn new(n: usize) -> Self {
         Barrier {
@@ -430,10 +443,7 @@ impl Barrier {
     }
 
     fn check_poison(&self) {
-        assert!(
-            !self.poisoned.load(Ordering::Relaxed),
-            "a thread of the partitioned run panicked"
-        );
+        assert!(!self.poisoned.load(Ordering::Relaxed), "{}", POISONED);
     }
 
     fn wait(&self) {
@@ -564,8 +574,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 ///
 /// # Panics
 /// If `checkpoints` is empty or not ascending, if `build` returns the wrong number of
-/// nodes, or if a partition (or `on_checkpoint`) panics: then every thread stops at its
-/// next window's end and the panic reaches the caller.
+/// nodes, if a partition (or `on_checkpoint`) panics, or if a partition's simulated time
+/// stops advancing (its [`Simulation::check_progress`] fails: the panic's message is the
+/// [`crate::Stall`]; the other partitions would otherwise wait for it forever): then every
+/// thread stops at its next window's end and the panic reaches the caller.
 pub fn run_partitions<N, D>(
     plan: &Partitioning,
     threads: usize,
@@ -611,20 +623,23 @@ where
             })
             .collect();
         // Joined in any case (a panic here still poisons the barrier first, so the
-        // others stop), then the first panic is passed on.
+        // others stop), then the original panic is passed on: the first one that is not a
+        // thread stopping because of it.
         let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             work.worker::<N, D>(0, threads, Some(&mut on_checkpoint))
         }));
         let theirs: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
-        let mut all = match mine {
-            Ok(v) => v,
-            Err(e) => std::panic::resume_unwind(e),
-        };
-        for t in theirs {
-            match t {
+        let mut all = Vec::new();
+        let mut panics = Vec::new();
+        for r in std::iter::once(mine).chain(theirs) {
+            match r {
                 Ok(v) => all.extend(v),
-                Err(e) => std::panic::resume_unwind(e),
+                Err(e) => panics.push(e),
             }
+        }
+        if !panics.is_empty() {
+            let first = panics.iter().position(|p| !is_poisoned(&**p)).unwrap_or(0);
+            std::panic::resume_unwind(panics.swap_remove(first));
         }
         all
     });
@@ -766,6 +781,9 @@ impl<M: Send, S: Send + Sync, B> Work<'_, M, S, B> {
             let end = g.saturating_add(la - 1).min(c);
             for (p, sim, _) in &mut mine {
                 sim.run_until(SimTime(end));
+                if let Err(stall) = sim.check_progress() {
+                    panic!("partition {p}: {stall}");
+                }
                 for dst in 0..parts {
                     if dst == *p || !sim.has_outbox(dst) {
                         continue;

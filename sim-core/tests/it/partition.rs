@@ -656,3 +656,72 @@ fn for_model_finds_the_least_latency_between_partitions() {
         Err(PartitionError::NodeCount { .. })
     ));
 }
+
+/// A [`Relay`] whose timers, after 2 s and when armed, re-arm themselves at zero delay
+/// forever: its partition's simulated time stops advancing.
+struct Staller {
+    relay: Relay,
+    armed: bool,
+}
+
+impl Node for Staller {
+    type Msg = Rumor;
+    fn on_start(&mut self, ctx: &mut Ctx<'_, Rumor>) {
+        self.relay.on_start(ctx);
+    }
+    fn on_message(&mut self, ctx: &mut Ctx<'_, Rumor>, from: NodeId, m: Rumor) {
+        self.relay.on_message(ctx, from, m);
+    }
+    fn on_timer(&mut self, ctx: &mut Ctx<'_, Rumor>, tag: u64) {
+        if self.armed && ctx.now() > SimTime::from_secs(2) {
+            ctx.set_timer(SimTime::ZERO, tag);
+        } else {
+            self.relay.on_timer(ctx, tag);
+        }
+    }
+}
+
+#[test]
+fn a_partition_whose_clock_stops_ends_the_run_with_the_stall() {
+    // Without the guard the other partitions wait for the stalled one forever (a hang).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = std::panic::catch_unwind(|| {
+            let plan = Partitioning::by_router(&routers(), 2).unwrap();
+            let n = routers().len();
+            run_partitioned(
+                &plan,
+                2,
+                &config(),
+                |p| {
+                    let nodes = (0..n)
+                        .map(|_| Staller {
+                            relay: Relay::default(),
+                            armed: p == 1,
+                        })
+                        .collect();
+                    (nodes, Network::ideal(routers()))
+                },
+                &checkpoints(),
+                |_, _| (),
+                |_, _: &[&()]| {},
+                |_: Simulation<Staller>| (),
+            );
+        });
+        let message = r.err().map(|p| {
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default()
+        });
+        let _ = tx.send(message);
+    });
+    let message = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the partitioned run hung")
+        .expect("the stall reached the caller as a panic");
+    assert!(
+        message.contains("partition 1") && message.contains("stopped advancing"),
+        "{message}"
+    );
+}
