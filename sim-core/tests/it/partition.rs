@@ -479,19 +479,40 @@ fn jitter_only_adds_to_the_lookahead_and_the_threads_still_change_nothing() {
 /// Runs `f` on a thread of its own; true if it panicked, and a failure if it neither
 /// returned nor panicked within a minute (a partitioned run that hangs).
 fn panics_without_hanging(f: impl FnOnce() + Send + 'static) -> bool {
+    panic_message_without_hanging(f).is_some()
+}
+
+/// As [`panics_without_hanging`], with the panic's message (empty if it is not a string).
+fn panic_message_without_hanging(f: impl FnOnce() + Send + 'static) -> Option<String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        let _ = tx.send(r.is_err());
+        let _ = tx.send(r.err().map(|p| {
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_default()
+        }));
     });
     rx.recv_timeout(std::time::Duration::from_secs(60))
         .expect("the partitioned run hung after a panic")
 }
 
-/// A [`Relay`] that panics on its first timer after 2 s when armed.
+/// What an armed [`Bomb`] does on its first timer after 2 s.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// Panics.
+    Panic,
+    /// Re-arms the timer at zero delay, and so on forever: its partition's simulated time
+    /// stops advancing.
+    Stall,
+}
+
+/// A [`Relay`] that fails (`fault`) on its timers after 2 s when armed.
 struct Bomb {
     relay: Relay,
     armed: bool,
+    fault: Fault,
 }
 
 impl Node for Bomb {
@@ -503,39 +524,49 @@ impl Node for Bomb {
         self.relay.on_message(ctx, from, m);
     }
     fn on_timer(&mut self, ctx: &mut Ctx<'_, Rumor>, tag: u64) {
-        assert!(
-            !(self.armed && ctx.now() > SimTime::from_secs(2)),
-            "a node of the last partition fails"
-        );
+        if self.armed && ctx.now() > SimTime::from_secs(2) {
+            match self.fault {
+                Fault::Panic => panic!("a node of the last partition fails"),
+                Fault::Stall => {
+                    ctx.set_timer(SimTime::ZERO, tag);
+                    return;
+                }
+            }
+        }
         self.relay.on_timer(ctx, tag);
     }
+}
+
+/// A partitioned run over [`routers`] in `parts` partitions on `threads` threads whose
+/// last partition's nodes are armed [`Bomb`]s with `fault`.
+fn run_with_bombs(parts: usize, threads: usize, fault: Fault) {
+    let plan = Partitioning::by_router(&routers(), parts).unwrap();
+    let n = routers().len();
+    run_partitioned(
+        &plan,
+        threads,
+        &config(),
+        |p| {
+            let nodes = (0..n)
+                .map(|_| Bomb {
+                    relay: Relay::default(),
+                    armed: p == parts - 1,
+                    fault,
+                })
+                .collect();
+            (nodes, Network::ideal(routers()))
+        },
+        &checkpoints(),
+        |_, _| (),
+        |_, _: &[&()]| {},
+        |_: Simulation<Bomb>| (),
+    );
 }
 
 #[test]
 fn a_partition_that_panics_mid_run_stops_every_thread() {
     for threads in [2, 3] {
-        let panicked = panics_without_hanging(move || {
-            let plan = Partitioning::by_router(&routers(), 3).unwrap();
-            let n = routers().len();
-            run_partitioned(
-                &plan,
-                threads,
-                &config(),
-                |p| {
-                    let nodes = (0..n)
-                        .map(|_| Bomb {
-                            relay: Relay::default(),
-                            armed: p == 2,
-                        })
-                        .collect();
-                    (nodes, Network::ideal(routers()))
-                },
-                &checkpoints(),
-                |_, _| (),
-                |_, _: &[&()]| {},
-                |_: Simulation<Bomb>| (),
-            );
-        });
+        let panicked = panics_without_hanging(move || run_with_bombs(3, threads, Fault::Panic));
         assert!(panicked, "{threads} threads: the panic reached the caller");
     }
 }
@@ -657,68 +688,10 @@ fn for_model_finds_the_least_latency_between_partitions() {
     ));
 }
 
-/// A [`Relay`] whose timers, after 2 s and when armed, re-arm themselves at zero delay
-/// forever: its partition's simulated time stops advancing.
-struct Staller {
-    relay: Relay,
-    armed: bool,
-}
-
-impl Node for Staller {
-    type Msg = Rumor;
-    fn on_start(&mut self, ctx: &mut Ctx<'_, Rumor>) {
-        self.relay.on_start(ctx);
-    }
-    fn on_message(&mut self, ctx: &mut Ctx<'_, Rumor>, from: NodeId, m: Rumor) {
-        self.relay.on_message(ctx, from, m);
-    }
-    fn on_timer(&mut self, ctx: &mut Ctx<'_, Rumor>, tag: u64) {
-        if self.armed && ctx.now() > SimTime::from_secs(2) {
-            ctx.set_timer(SimTime::ZERO, tag);
-        } else {
-            self.relay.on_timer(ctx, tag);
-        }
-    }
-}
-
 #[test]
 fn a_partition_whose_clock_stops_ends_the_run_with_the_stall() {
     // Without the guard the other partitions wait for the stalled one forever (a hang).
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let r = std::panic::catch_unwind(|| {
-            let plan = Partitioning::by_router(&routers(), 2).unwrap();
-            let n = routers().len();
-            run_partitioned(
-                &plan,
-                2,
-                &config(),
-                |p| {
-                    let nodes = (0..n)
-                        .map(|_| Staller {
-                            relay: Relay::default(),
-                            armed: p == 1,
-                        })
-                        .collect();
-                    (nodes, Network::ideal(routers()))
-                },
-                &checkpoints(),
-                |_, _| (),
-                |_, _: &[&()]| {},
-                |_: Simulation<Staller>| (),
-            );
-        });
-        let message = r.err().map(|p| {
-            p.downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_default()
-        });
-        let _ = tx.send(message);
-    });
-    let message = rx
-        .recv_timeout(std::time::Duration::from_secs(120))
-        .expect("the partitioned run hung")
+    let message = panic_message_without_hanging(|| run_with_bombs(2, 2, Fault::Stall))
         .expect("the stall reached the caller as a panic");
     assert!(
         message.contains("partition 1") && message.contains("stopped advancing"),
