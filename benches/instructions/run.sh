@@ -8,15 +8,15 @@
 #
 # Workloads (each the difference of two runs that differ only in length, divided by the
 # events between them, so start-up and set-up cancel):
-#   ping-pong-10k   sim-core's ping_pong example: 10,000 nodes, coordinate latency,
-#                   1 M and 2 M events
+#   ping-pong-10k   the ping_pong program (benches/workloads): 10,000 nodes, coordinate
+#                   latency, 1 M and 2 M events
 #   routers-100k    the same among 100,000 hosts behind 1,000 routers, 1 M and 2 M events
 #   averaging-100k  mmvesim's `averaging` experiment (PeerSim's example) at 100,000 nodes,
 #                   4 and 8 cycles (3 events per node per cycle)
 #
-# Builds target/release/examples/ping_pong and target/release/mmvesim unless given. Installs
-# valgrind from the distribution's packages when missing (as root, with apt-get). Prints one
-# line per workload: instructions per event, budget, verdict.
+# Builds target/release/ping_pong (package engine-workloads) and target/release/mmvesim
+# unless given. Installs valgrind from the distribution's packages when missing (as root,
+# with apt-get). Prints one line per workload: instructions per event, budget, verdict.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/benches/instructions
@@ -42,8 +42,8 @@ if ! command -v valgrind >/dev/null; then
     command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 fi
 if [ -z "$ping_pong" ]; then
-    (cd "$root" && cargo build --release --quiet -p sim-core --example ping_pong)
-    ping_pong=$root/target/release/examples/ping_pong
+    (cd "$root" && cargo build --release --quiet -p engine-workloads --bin ping_pong)
+    ping_pong=$root/target/release/ping_pong
 fi
 if [ -z "$mmvesim" ]; then
     (cd "$root" && cargo build --release --quiet -p experiments --bin mmvesim)

@@ -1,10 +1,6 @@
-//! `ping_pong` driven as the experiments drive the engine: `run_until` in steps of 10
-//! simulated ms (`ping_pong` calls `step` once per event). Instructions per event of the
-//! event loop the experiments use: run it under `valgrind --tool=callgrind` for two event
-//! counts and divide the difference of the totals by the difference of the event counts
-//! (the counts overshoot the target by the events of the last step; the program prints them).
+//! Ping-pong among N nodes for a fixed number of events; prints events/s.
 //!
-//! `cargo run --release -p sim-core --example ping_pong_until -- [nodes] [events] [coords|matrix|routers]`
+//! `cargo run --release -p engine-workloads --bin ping_pong -- [nodes] [events] [coords|matrix|routers]`
 //! (`matrix` precomputes a dense latency matrix from the coordinates: 4·n² bytes;
 //! `routers` attaches the nodes to 1000 routers placed on the same plane, see
 //! [`RouterLatency`]).
@@ -82,10 +78,8 @@ fn main() {
     let mut sim = Simulation::new((0..n).map(|_| PingPong), net, cfg);
     sim.start();
     let t0 = std::time::Instant::now();
-    let mut t = sim.now();
     while sim.events_processed() < events {
-        t += SimTime::from_millis(10);
-        sim.run_until(t);
+        sim.step();
     }
     let s = t0.elapsed().as_secs_f64();
     println!(
