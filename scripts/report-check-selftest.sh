@@ -34,7 +34,7 @@ if start < 0:
 end = s.index(f"</{tag}>", i) + len(f"</{tag}>")
 open(path, "w", encoding="utf-8").write(s[:start] + s[end:])
 PY
-    ONLY=$paper node "$root/scripts/report-check.mjs" "$dir" "$ledgers" "$tmp/shots" >"$tmp/$kind.log" 2>&1 || rc=$?
+    ONLY=$paper node "$root/scripts/report-check.mjs" "$dir" "$ledgers" - >"$tmp/$kind.log" 2>&1 || rc=$?
     if [ "$rc" = 1 ] && grep -q -- "$expect" "$tmp/$kind.log"; then
         echo "ok   the check rejects $paper's page without one $kind: $(grep -m1 FAIL "$tmp/$kind.log")"
     else

@@ -7,7 +7,8 @@
 // console error or an uncaught exception, every image loads, the page has one claim row
 // per [[claim]] of results/<paper>/claims.toml (counted here from the ledger file, not
 // from the page), and each scenario section has one inline figure per plot its
-// manifest.json lists. Saves a full-page screenshot of each page at 1280 and 390 px wide.
+// manifest.json lists. Saves a full-page screenshot of each page at 1280 and 390 px wide
+// (SCREENSHOT_DIR `-`: none; the captures are half of the check's time).
 // ONLY=<paper> checks that paper's page alone (scripts/report-check-selftest.sh uses it).
 // Needs playwright-core (npm) and Chromium (CHROMIUM, default /usr/bin/chromium).
 // Exits 1 naming every failed check.
@@ -23,7 +24,7 @@ if (!results || !ledgers || !shots) {
   console.error("usage: node scripts/report-check.mjs RESULTS_DIR LEDGERS_DIR SCREENSHOT_DIR");
   process.exit(2);
 }
-fs.mkdirSync(shots, { recursive: true });
+if (shots !== "-") fs.mkdirSync(shots, { recursive: true });
 
 const papers = fs
   .readdirSync(ledgers)
@@ -88,7 +89,7 @@ async function check(file, name, expect) {
       const n = await page.$$eval("tr[data-paper]", (r) => r.length);
       if (n !== papers.length) fail(`${name}: ${n} papers listed, ${papers.length} ledgers exist`);
     }
-    await screenshot(page, path.join(shots, `${name}-${width}.png`));
+    if (shots !== "-") await screenshot(page, path.join(shots, `${name}-${width}.png`));
     await page.close();
   }
 }
@@ -127,4 +128,4 @@ if (failures.length) {
   console.error(`report-check: ${failures.length} failure(s)`);
   process.exit(1);
 }
-console.log(`report-check: ${only ? 1 : papers.length + 1} pages ok; screenshots in ${shots}`);
+console.log(`report-check: ${only ? 1 : papers.length + 1} pages ok` + (shots === "-" ? "" : `; screenshots in ${shots}`));
