@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{
-    AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged, ValueFormatter,
+    DefaultFormatting, KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter,
 };
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, register_font};
@@ -105,6 +106,73 @@ impl Axis {
         match self {
             Axis::Linear(r) | Axis::Log(r) => r.clone(),
             Axis::Categorical(n) => CategoryCoord(*n).range(),
+        }
+    }
+
+    /// The plotters coordinate of this axis.
+    fn coord(&self) -> AxisCoord {
+        match self {
+            Axis::Linear(r) => AxisCoord::Linear(r.clone().into()),
+            Axis::Log(r) => AxisCoord::Log(LogAxis(r.start, r.end)),
+            Axis::Categorical(n) => AxisCoord::Category(CategoryCoord(*n)),
+        }
+    }
+}
+
+/// Any of the three axis coordinates as one type, each method delegated to the variant's own: the
+/// panel code (and plotters' chart and mesh code under it) is then compiled once per backend
+/// instead of once per backend and pair of axis kinds, which made it a large share of the
+/// crate's machine code. A coordinate is asked a few times per tick and element, never per pixel.
+#[derive(Clone)]
+enum AxisCoord {
+    Linear(RangedCoordf64),
+    Log(LogAxis),
+    Category(CategoryCoord),
+}
+
+impl Ranged for AxisCoord {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        match self {
+            AxisCoord::Linear(c) => c.map(value, limit),
+            AxisCoord::Log(c) => c.map(value, limit),
+            AxisCoord::Category(c) => c.map(value, limit),
+        }
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        match self {
+            AxisCoord::Linear(c) => c.key_points(hint),
+            AxisCoord::Log(c) => c.key_points(hint),
+            AxisCoord::Category(c) => c.key_points(hint),
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        match self {
+            AxisCoord::Linear(c) => c.range(),
+            AxisCoord::Log(c) => c.range(),
+            AxisCoord::Category(c) => c.range(),
+        }
+    }
+
+    fn axis_pixel_range(&self, limit: (i32, i32)) -> Range<i32> {
+        match self {
+            AxisCoord::Linear(c) => c.axis_pixel_range(limit),
+            AxisCoord::Log(c) => c.axis_pixel_range(limit),
+            AxisCoord::Category(c) => c.axis_pixel_range(limit),
+        }
+    }
+}
+
+impl ValueFormatter<f64> for AxisCoord {
+    fn format_ext(&self, value: &f64) -> String {
+        match self {
+            AxisCoord::Linear(c) => c.format_ext(value),
+            AxisCoord::Log(c) => c.format_ext(value),
+            AxisCoord::Category(c) => c.format_ext(value),
         }
     }
 }
@@ -449,38 +517,14 @@ pub(crate) fn draw_figure<DB: DrawingBackend>(
         y_range: y_axis.range(),
         y_log: matches!(y_axis, Axis::Log(_)),
     };
+    assert!(
+        !matches!(y_axis, Axis::Categorical(_)),
+        "y axis is never categorical"
+    );
     let (rows, cols) = grid(p.panels.len());
     let cells = plots.split_evenly((rows, cols));
     for (panel, area) in p.panels.iter().zip(cells.iter()) {
-        match (&x_axis, &y_axis) {
-            (Axis::Linear(x), Axis::Linear(y)) => {
-                draw_panel(area, x.clone(), y.clone(), panel, &ctx)
-            }
-            (Axis::Linear(x), Axis::Log(y)) => {
-                draw_panel(area, x.clone(), LogAxis(y.start, y.end), panel, &ctx)
-            }
-            (Axis::Log(x), Axis::Linear(y)) => {
-                draw_panel(area, LogAxis(x.start, x.end), y.clone(), panel, &ctx)
-            }
-            (Axis::Log(x), Axis::Log(y)) => draw_panel(
-                area,
-                LogAxis(x.start, x.end),
-                LogAxis(y.start, y.end),
-                panel,
-                &ctx,
-            ),
-            (Axis::Categorical(n), Axis::Linear(y)) => {
-                draw_panel(area, CategoryCoord(*n), y.clone(), panel, &ctx)
-            }
-            (Axis::Categorical(n), Axis::Log(y)) => draw_panel(
-                area,
-                CategoryCoord(*n),
-                LogAxis(y.start, y.end),
-                panel,
-                &ctx,
-            ),
-            (_, Axis::Categorical(_)) => unreachable!("y axis is never categorical"),
-        }?;
+        draw_panel(area, x_axis.coord(), y_axis.coord(), panel, &ctx)?;
     }
     if lw > 0 {
         draw_legend(&legend, &ctx)?;
@@ -512,20 +556,13 @@ fn style_of(index: usize) -> (RGBColor, usize) {
     (PALETTE[index % PALETTE.len()], index % 4)
 }
 
-fn draw_panel<DB, XS, YS>(
+fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    xs: XS,
-    ys: YS,
+    xs: AxisCoord,
+    ys: AxisCoord,
     panel: &Panel,
     ctx: &Ctx<'_>,
-) -> Result<()>
-where
-    DB: DrawingBackend,
-    XS: AsRangedCoord<Value = f64>,
-    XS::CoordDescType: ValueFormatter<f64>,
-    YS: AsRangedCoord<Value = f64>,
-    YS::CoordDescType: ValueFormatter<f64>,
-{
+) -> Result<()> {
     let spec = ctx.spec;
     let mut builder = ChartBuilder::on(area);
     builder
@@ -639,16 +676,11 @@ where
 
 /// Draws the paper's values ([`crate::plot::Reference`]) of this panel: a dashed black line
 /// across the panel, or a hollow black diamond at a point, each with its label.
-fn draw_references<DB, XS, YS>(
-    chart: &ChartContext<'_, DB, Cartesian2d<XS, YS>>,
+fn draw_references<DB: DrawingBackend>(
+    chart: &ChartContext<'_, DB, Cartesian2d<AxisCoord, AxisCoord>>,
     panel: &Panel,
     ctx: &Ctx<'_>,
-) -> Result<()>
-where
-    DB: DrawingBackend,
-    XS: Ranged<ValueType = f64>,
-    YS: Ranged<ValueType = f64>,
-{
+) -> Result<()> {
     let facet_value = panel.facet_value.as_deref();
     let (x_lo, x_hi) = {
         let r = chart.x_range();

@@ -131,24 +131,27 @@ pub fn from_value<T: serde::de::DeserializeOwned>(
 ) -> Result<T, KeyError> {
     let r: Result<T, serde_path_to_error::Error<toml::de::Error>> =
         serde_path_to_error::deserialize(value);
-    r.map_err(|e| {
-        let mut path = split_path(root);
-        for seg in e.path().iter() {
-            match seg {
-                serde_path_to_error::Segment::Map { key } => path.push(key.clone()),
-                serde_path_to_error::Segment::Seq { index } => path.push(index.to_string()),
-                serde_path_to_error::Segment::Enum { variant } => path.push(variant.clone()),
-                serde_path_to_error::Segment::Unknown => {}
-            }
+    r.map_err(|e| path_error(&e, root))
+}
+
+/// The [`KeyError`] of a failed [`from_value`] (not generic: one copy for every type).
+fn path_error(e: &serde_path_to_error::Error<toml::de::Error>, root: &str) -> KeyError {
+    let mut path = split_path(root);
+    for seg in e.path().iter() {
+        match seg {
+            serde_path_to_error::Segment::Map { key } => path.push(key.clone()),
+            serde_path_to_error::Segment::Seq { index } => path.push(index.to_string()),
+            serde_path_to_error::Segment::Enum { variant } => path.push(variant.clone()),
+            serde_path_to_error::Segment::Unknown => {}
         }
-        let msg = e.inner().message().trim().to_owned();
-        // serde reports an unknown key at its parent; point at the key itself.
-        if let Some(rest) = msg.strip_prefix("unknown field `")
-            && let Some(end) = rest.find('`')
-            && path.last().map(String::as_str) != Some(&rest[..end])
-        {
-            path.push(rest[..end].to_owned());
-        }
-        KeyError { path, message: msg }
-    })
+    }
+    let msg = e.inner().message().trim().to_owned();
+    // serde reports an unknown key at its parent; point at the key itself.
+    if let Some(rest) = msg.strip_prefix("unknown field `")
+        && let Some(end) = rest.find('`')
+        && path.last().map(String::as_str) != Some(&rest[..end])
+    {
+        path.push(rest[..end].to_owned());
+    }
+    KeyError { path, message: msg }
 }

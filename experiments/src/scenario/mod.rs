@@ -286,6 +286,32 @@ impl Header {
 
     /// Validate the whole file against experiment `schema`.
     pub fn validate<S: Schema>(&self, schema: &S) -> Result<Scenario<S::Params>, ScenarioError> {
+        let mut typed = TypedParams {
+            schema,
+            current: None,
+            kept: Vec::new(),
+        };
+        let (meta, points) = self.validate_erased(&mut typed)?;
+        let points = points
+            .into_iter()
+            .zip(typed.kept)
+            .map(|((index, values, settings), params)| Point {
+                index,
+                values,
+                settings,
+                params,
+            })
+            .collect();
+        Ok(Scenario { meta, points })
+    }
+
+    /// [`Header::validate`] with the parameter type behind `schema`: compiled once, not once
+    /// per experiment. Returns the metadata and each point's index, swept values and settings;
+    /// the points' parameters are in `schema`, in the same order.
+    fn validate_erased(
+        &self,
+        schema: &mut dyn ErasedSchema,
+    ) -> Result<(Meta, Vec<(usize, Vec<(String, toml::Value)>, Settings)>), ScenarioError> {
         let src = &self.source;
         let table = &self.table;
         let file = src.file();
@@ -338,7 +364,7 @@ impl Header {
         let mut points = Vec::with_capacity(n_points);
         for index in 0..n_points {
             let (t, values) = sweep::point_table(table, &axes, index);
-            let point = validate_point(&t, schema, base).map_err(|e| {
+            let settings = validate_point(&t, schema, base).map_err(|e| {
                 // Point errors at the sweep entry when the key is swept.
                 let swept = axes.iter().find(|a| {
                     let ap: Vec<&str> = a.key.split('.').collect();
@@ -359,36 +385,29 @@ impl Header {
                 }
                 located
             })?;
-            let (settings, params) = point;
             for rep in 0..raw.repetitions.min(CHECKED_REPETITIONS) {
                 let seed = sim_core::rng::repetition_seed(raw.seed, u64::from(rep));
-                schema
-                    .check_repetition(&params, &settings, seed)
-                    .map_err(|e| {
-                        let mut located = src.locate(e.clone());
-                        let shown: Vec<String> =
-                            values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                        located.message = if shown.is_empty() {
-                            format!("{} (in repetition {rep})", e.message)
-                        } else {
-                            format!(
-                                "{} (in repetition {rep} at sweep point {})",
-                                e.message,
-                                shown.join(", ")
-                            )
-                        };
-                        located
-                    })?;
+                schema.check_repetition(&settings, seed).map_err(|e| {
+                    let mut located = src.locate(e.clone());
+                    let shown: Vec<String> =
+                        values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                    located.message = if shown.is_empty() {
+                        format!("{} (in repetition {rep})", e.message)
+                    } else {
+                        format!(
+                            "{} (in repetition {rep} at sweep point {})",
+                            e.message,
+                            shown.join(", ")
+                        )
+                    };
+                    located
+                })?;
             }
-            points.push(Point {
-                index,
-                values,
-                settings,
-                params,
-            });
+            schema.keep();
+            points.push((index, values, settings));
         }
-        Ok(Scenario {
-            meta: Meta {
+        Ok((
+            Meta {
                 file: file.to_owned(),
                 name,
                 experiment: raw.experiment,
@@ -401,7 +420,7 @@ impl Header {
                 quick: self.quick,
             },
             points,
-        })
+        ))
     }
 }
 
@@ -429,11 +448,11 @@ pub fn io_message(e: &std::io::Error) -> String {
     }
 }
 
-fn validate_point<S: Schema>(
+fn validate_point(
     t: &toml::Table,
-    schema: &S,
+    schema: &mut dyn ErasedSchema,
     base: &Path,
-) -> Result<(Settings, S::Params), KeyError> {
+) -> Result<Settings, KeyError> {
     let raw: RawScenario = from_value(toml::Value::Table(t.clone()), "")?;
     tables::reject_keys(t, schema.unused_keys(), schema.name())?;
     let topology = raw
@@ -442,9 +461,55 @@ fn validate_point<S: Schema>(
         .map(RawTopology::from_table)
         .transpose()?;
     let settings = Settings::validate(topology, raw.network, raw.churn, base)?;
-    let params: S::Params = params::parse(&raw.params)?;
-    schema.check(&params, &settings)?;
-    Ok((settings, params))
+    schema.parse_params(&raw.params, &settings)?;
+    Ok(settings)
+}
+
+/// What [`Header::validate_erased`] needs of a [`Schema`], without its parameter type.
+trait ErasedSchema {
+    fn name(&self) -> &'static str;
+    fn tables(&self) -> Tables;
+    fn unused_keys(&self) -> &'static [&'static str];
+    /// Parse and check `[params]` (range checks, then [`Schema::check`]) into the current
+    /// point's parameters.
+    fn parse_params(&mut self, raw: &toml::Table, settings: &Settings) -> Result<(), KeyError>;
+    /// [`Schema::check_repetition`] of the current point's parameters.
+    fn check_repetition(&self, settings: &Settings, seed: u64) -> Result<(), KeyError>;
+    /// Keep the current point's parameters: the point passed every check.
+    fn keep(&mut self);
+}
+
+/// A [`Schema`] and the parameters of the points validated so far.
+struct TypedParams<'a, S: Schema> {
+    schema: &'a S,
+    current: Option<S::Params>,
+    kept: Vec<S::Params>,
+}
+
+impl<S: Schema> ErasedSchema for TypedParams<'_, S> {
+    fn name(&self) -> &'static str {
+        self.schema.name()
+    }
+    fn tables(&self) -> Tables {
+        self.schema.tables()
+    }
+    fn unused_keys(&self) -> &'static [&'static str] {
+        self.schema.unused_keys()
+    }
+    fn parse_params(&mut self, raw: &toml::Table, settings: &Settings) -> Result<(), KeyError> {
+        let params: S::Params = params::parse(raw)?;
+        self.schema.check(&params, settings)?;
+        self.current = Some(params);
+        Ok(())
+    }
+    fn check_repetition(&self, settings: &Settings, seed: u64) -> Result<(), KeyError> {
+        let params = self.current.as_ref().expect("parse_params succeeded");
+        self.schema.check_repetition(params, settings, seed)
+    }
+    fn keep(&mut self) {
+        let params = self.current.take().expect("parse_params succeeded");
+        self.kept.push(params);
+    }
 }
 
 impl<P> Scenario<P> {
