@@ -21,6 +21,7 @@ use experiments::experiment::{DynExperiment, Progress};
 use experiments::scenario::tables::{NO_OUTPUT_EFFECT, SHARED_KEYS, Use};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// A patch: dotted keys set to TOML values (`"topology"` replaces the whole table; the
 /// value `"-"` removes the key).
@@ -262,16 +263,20 @@ fn apply(base: &toml::Table, patch: &Patch) -> toml::Table {
     t
 }
 
+/// The outcomes already computed for one experiment, by scenario text: most cases share one
+/// side (often the example itself), and the keys of one experiment run in parallel.
+type Cache = Mutex<BTreeMap<String, Result<String, String>>>;
+
 /// Validate `t`; on success, run its first job and render its tables (a failing job is an
 /// error naming the case).
 fn outcome(
     e: &dyn DynExperiment,
     t: &toml::Table,
     file: &Path,
-    cache: &mut BTreeMap<String, Result<String, String>>,
+    cache: &Cache,
 ) -> Result<String, String> {
     let text = toml::to_string(t).unwrap();
-    if let Some(r) = cache.get(&text) {
+    if let Some(r) = cache.lock().unwrap().get(&text) {
         return r.clone();
     }
     let header = experiments::scenario::Header::parse(file, &text).map_err(|x| x.to_string());
@@ -283,7 +288,7 @@ fn outcome(
             Err(x) => Err(format!("job failed after validation: {x:#}")),
         },
     };
-    cache.insert(text, r.clone());
+    cache.lock().unwrap().insert(text, r.clone());
     r
 }
 
@@ -301,27 +306,44 @@ fn every_shared_key_is_refused_or_changes_the_outputs() {
     use rayon::prelude::*;
     let registry = experiments::exp::registry();
     let file: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/probe.toml");
-    // The experiments in parallel (the longest test of this crate otherwise): each one's
-    // problems and number of compared pairs, in registry order.
+    // Each experiment's example first, then every (experiment, key) pair in parallel: one
+    // experiment's runs can take most of the test's time (a Colyseus example at the
+    // topology keys' 24 nodes), so its keys must not wait on one thread.
     let experiments: Vec<&dyn DynExperiment> = registry.iter().collect();
-    let found: Vec<(Vec<String>, usize)> = experiments
+    let examples: Vec<Result<Example, String>> =
+        experiments.par_iter().map(|&e| example(e, &file)).collect();
+    let mut problems: Vec<String> = Vec::new();
+    let mut work = Vec::new();
+    for (&e, x) in experiments.iter().zip(&examples) {
+        match x {
+            Ok(x) => work.extend(SHARED_KEYS.iter().map(|&(key, _)| (e, x, key))),
+            Err(p) => problems.push(p.clone()),
+        }
+    }
+    let found: Vec<(Vec<String>, usize)> = work
         .par_iter()
-        .map(|&e| shared_keys_of(e, &file))
+        .map(|&(e, x, key)| shared_key(e, x, key, &file))
         .collect();
     let exercised: usize = found.iter().map(|(_, n)| n).sum();
-    let problems: Vec<String> = found.into_iter().flat_map(|(p, _)| p).collect();
+    problems.extend(found.into_iter().flat_map(|(p, _)| p));
     println!("{exercised} pairs of runs compared");
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
-/// Every shared key of `e` (the test above): the problems found and the number of pairs of
-/// runs compared.
-fn shared_keys_of(e: &dyn DynExperiment, file: &Path) -> (Vec<String>, usize) {
-    let mut problems = Vec::new();
-    let mut exercised = 0;
+/// An experiment's example scenario, parsed and known to validate and run.
+struct Example {
+    /// The example as a TOML table, with `experiment` set.
+    base: toml::Table,
+    /// Node count for the topologies the cases bring in.
+    n: usize,
+    /// The outcomes computed so far.
+    cache: Cache,
+}
+
+/// `e`'s example, or the problem that stops its keys from being checked.
+fn example(e: &dyn DynExperiment, file: &Path) -> Result<Example, String> {
     if e.example().trim().is_empty() {
-        problems.push(format!("{}: declares no EXAMPLE scenario", e.name()));
-        return (problems, 0);
+        return Err(format!("{}: declares no EXAMPLE scenario", e.name()));
     }
     let base: toml::Table =
         toml::from_str(&format!("experiment = \"{}\"\n{}", e.name(), e.example()))
@@ -331,68 +353,71 @@ fn shared_keys_of(e: &dyn DynExperiment, file: &Path) -> (Vec<String>, usize) {
         .and_then(|t| t.get("nodes"))
         .and_then(toml::Value::as_integer)
         .map_or(24, |x| x as usize);
-    let mut cache = BTreeMap::new();
+    let cache = Mutex::new(BTreeMap::new());
     // The example itself must validate and run.
-    if let Err(x) = outcome(e, &apply(&base, &Vec::new()), file, &mut cache) {
-        problems.push(format!("{}: its EXAMPLE does not validate: {x}", e.name()));
-        return (problems, 0);
+    if let Err(x) = outcome(e, &apply(&base, &Vec::new()), file, &cache) {
+        return Err(format!("{}: its EXAMPLE does not validate: {x}", e.name()));
     }
-    for &(key, _) in SHARED_KEYS {
-        let unused = table_use(e, key) == Use::Unused || e.unused_keys().contains(&key);
-        let no_effect = NO_OUTPUT_EFFECT
-            .iter()
-            .chain(e.no_effect_keys())
-            .any(|(k, _)| *k == key);
-        let (mut ran, mut differ) = (0, 0);
-        for (a, b) in cases(key, n) {
-            let (ta, tb) = (apply(&base, &a), apply(&base, &b));
-            let rb = outcome(e, &tb, file, &mut cache);
-            if unused {
-                // Setting the key must be refused (at the key or at its table).
-                if rb.is_ok() {
-                    problems.push(format!(
-                        "{}: `{key}` is unused but a scenario setting it is accepted",
-                        e.name()
-                    ));
-                }
-                continue;
-            }
-            let ra = outcome(e, &ta, file, &mut cache);
-            for r in [&ra, &rb] {
-                if let Err(x) = r
-                    && x.starts_with("job failed")
-                {
-                    problems.push(format!("{}: `{key}`: {x}", e.name()));
-                }
-            }
-            let (Ok(oa), Ok(ob)) = (&ra, &rb) else {
-                continue;
-            };
-            ran += 1;
-            exercised += 1;
-            if oa != ob {
-                differ += 1;
-            }
-            if no_effect && oa != ob {
+    Ok(Example { base, n, cache })
+}
+
+/// One shared key of `e` (the test above): the problems found and the number of pairs of
+/// runs compared.
+fn shared_key(e: &dyn DynExperiment, x: &Example, key: &str, file: &Path) -> (Vec<String>, usize) {
+    let mut problems = Vec::new();
+    let unused = table_use(e, key) == Use::Unused || e.unused_keys().contains(&key);
+    let no_effect = NO_OUTPUT_EFFECT
+        .iter()
+        .chain(e.no_effect_keys())
+        .any(|(k, _)| *k == key);
+    let (mut ran, mut differ) = (0, 0);
+    for (a, b) in cases(key, x.n) {
+        let (ta, tb) = (apply(&x.base, &a), apply(&x.base, &b));
+        let rb = outcome(e, &tb, file, &x.cache);
+        if unused {
+            // Setting the key must be refused (at the key or at its table).
+            if rb.is_ok() {
                 problems.push(format!(
-                    "{}: `{key}` is documented as not affecting the outputs, but they differ \
-                     ({a:?} vs {b:?})",
+                    "{}: `{key}` is unused but a scenario setting it is accepted",
                     e.name()
                 ));
             }
+            continue;
         }
-        if !unused && ran == 0 {
+        let ra = outcome(e, &ta, file, &x.cache);
+        for r in [&ra, &rb] {
+            if let Err(x) = r
+                && x.starts_with("job failed")
+            {
+                problems.push(format!("{}: `{key}`: {x}", e.name()));
+            }
+        }
+        let (Ok(oa), Ok(ob)) = (&ra, &rb) else {
+            continue;
+        };
+        ran += 1;
+        if oa != ob {
+            differ += 1;
+        }
+        if no_effect && oa != ob {
             problems.push(format!(
-                "{}: no case of `{key}` validates; declare it unused or add a case",
-                e.name()
-            ));
-        } else if !unused && !no_effect && differ == 0 {
-            problems.push(format!(
-                "{}: `{key}` changes nothing in the outputs in any of its {ran} case(s); \
-                 refuse it (UNUSED_KEYS) or document it (NO_EFFECT_KEYS)",
+                "{}: `{key}` is documented as not affecting the outputs, but they differ \
+                 ({a:?} vs {b:?})",
                 e.name()
             ));
         }
     }
-    (problems, exercised)
+    if !unused && ran == 0 {
+        problems.push(format!(
+            "{}: no case of `{key}` validates; declare it unused or add a case",
+            e.name()
+        ));
+    } else if !unused && !no_effect && differ == 0 {
+        problems.push(format!(
+            "{}: `{key}` changes nothing in the outputs in any of its {ran} case(s); \
+             refuse it (UNUSED_KEYS) or document it (NO_EFFECT_KEYS)",
+            e.name()
+        ));
+    }
+    (problems, ran)
 }
