@@ -6,8 +6,9 @@
 #   scripts/notebooks.sh --setup              # only create the environment (CI does it early)
 #
 # Creates .venv-notebooks/ in the repository (git-ignored) with notebooks/requirements.txt
-# (reinstalled when that file changes), runs `jupyter nbconvert --to notebook --execute`
-# on each notebook with MMVESIM_RESULTS pointing at the results, and writes the executed
+# (reinstalled when that file changes), executes each notebook in its folder with nbclient
+# (scripts/notebook_run.py, what `jupyter nbconvert --execute` runs) with MMVESIM_RESULTS
+# pointing at the results, two at a time (JOBS=N), and writes the executed
 # copies to a temporary folder (OUT=DIR to keep them elsewhere): the notebooks in the
 # repository are never modified. Figures are drawn with Jupyter's inline backend, so the
 # executed copies embed them; each is also exported to HTML in <results>/notebooks/
@@ -68,34 +69,24 @@ export MMVESIM_RESULTS=$results
 # The kernel's inline backend embeds every figure in the executed notebook (a
 # non-interactive backend such as Agg would draw nothing into it).
 unset MPLBACKEND
-# One notebook: execute it, count its embedded figures, export it to HTML. Prints one
-# line; returns non-zero on failure (its log is in $out/NAME.log).
+# One notebook: execute it, count its embedded figures, export it to HTML, in one Python
+# process (scripts/notebook_run.py). Prints one line; returns non-zero on failure (its log
+# is in $out/NAME.log).
 run_one() {
     local nb=$1 start name images
     start=$(date +%s)
     name=$(basename "$nb" .ipynb)
-    if "$venv/bin/jupyter" nbconvert --to notebook --execute --output-dir "$out" \
-        --ExecutePreprocessor.timeout=600 "$nb" >"$out/$name.log" 2>&1; then
-        images=$("$venv/bin/python" -c 'import json, sys
-nb = json.load(open(sys.argv[1]))
-print(sum(1 for c in nb["cells"] if c["cell_type"] == "code"
-          for o in c.get("outputs", []) if "image/png" in o.get("data", {})))' "$out/$name.ipynb")
-        "$venv/bin/jupyter" nbconvert --to html --output-dir "$html_out" "$out/$name.ipynb" \
-            >>"$out/$name.log" 2>&1
-        if [ "$images" -gt 0 ]; then
-            echo "notebooks: ok     $nb ($(($(date +%s) - start)) s, $images figure(s) embedded)"
-        else
-            echo "notebooks: FAILED $nb: it ran but embedded no figure (missing results?)" >&2
-            return 1
-        fi
+    if images=$("$venv/bin/python" scripts/notebook_run.py "$nb" "$out" "$html_out" 2>"$out/$name.log"); then
+        echo "notebooks: ok     $nb ($(($(date +%s) - start)) s, $images figure(s) embedded)"
+    elif [ -n "$images" ]; then
+        echo "notebooks: FAILED $nb: it ran but embedded no figure (missing results?)" >&2
+        return 1
     else
         echo "notebooks: FAILED $nb ($(($(date +%s) - start)) s); its output:" >&2
         tail -n 40 "$out/$name.log" >&2
         return 1
     fi
 }
-# Two notebooks at a time (JOBS=N for another count): each is one kernel, mostly waiting on
-# start-up and plotting.
 jobs_max=${JOBS:-2}
 failed=()
 for nb in "${notebooks[@]}"; do
