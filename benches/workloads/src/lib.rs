@@ -67,16 +67,7 @@ pub fn setup(raw: &[String]) -> (Simulation<PingPong>, u64) {
     let args: Vec<u64> = raw.iter().filter_map(|a| a.parse().ok()).collect();
     let n = args.first().copied().unwrap_or(10_000) as usize;
     let events = args.get(1).copied().unwrap_or(10_000_000);
-    let mut rng = rng::stream_rng(1, rng::GLOBAL_STREAM, "plane");
-    let coords: Vec<[f64; 3]> = (0..n)
-        .map(|_| {
-            [
-                rng.random_range(0.0..1000.0),
-                rng.random_range(0.0..1000.0),
-                0.0,
-            ]
-        })
-        .collect();
+    let coords = plane(1, "plane", n);
     let net = if routers {
         Network::ideal(attach_to_routers(&coords, 1000))
     } else if matrix {
@@ -98,16 +89,7 @@ pub fn setup(raw: &[String]) -> (Simulation<PingPong>, u64) {
 /// the access link costs the host's distance to its router, the router matrix the
 /// distance between routers (0.2 ms per unit, as in the coordinate model).
 fn attach_to_routers(coords: &[[f64; 3]], r: usize) -> RouterLatency {
-    let mut rng = rng::stream_rng(2, rng::GLOBAL_STREAM, "routers");
-    let sites: Vec<[f64; 3]> = (0..r)
-        .map(|_| {
-            [
-                rng.random_range(0.0..1000.0),
-                rng.random_range(0.0..1000.0),
-                0.0,
-            ]
-        })
-        .collect();
+    let sites = plane(2, "routers", r);
     let hosts = nearest(coords, &sites)
         .into_iter()
         .map(|(router, d)| Attachment {
@@ -117,6 +99,21 @@ fn attach_to_routers(coords: &[[f64; 3]], r: usize) -> RouterLatency {
         .collect();
     let core = MatrixLatency::from_millis_fn(r, |i, j| dist(sites[i], sites[j]) * 0.2);
     RouterLatency::new(core, hosts).expect("every host names an existing router")
+}
+
+/// `n` points drawn uniformly on the 1000 × 1000 plane from the random stream (`seed`,
+/// `stream`).
+fn plane(seed: u64, stream: &str, n: usize) -> Vec<[f64; 3]> {
+    let mut rng = rng::stream_rng(seed, rng::GLOBAL_STREAM, stream);
+    (0..n)
+        .map(|_| {
+            [
+                rng.random_range(0.0..1000.0),
+                rng.random_range(0.0..1000.0),
+                0.0,
+            ]
+        })
+        .collect()
 }
 
 /// Distance on the plane.
