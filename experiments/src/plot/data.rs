@@ -273,11 +273,15 @@ pub(crate) fn ecdf_points(values: &mut [f64]) -> Vec<Pt> {
 /// Applies the spec to the table: filter, split into facets and series, parse, aggregate.
 pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
     // Resolve every column first so that a typo is reported before anything else.
-    let filters: Vec<(usize, &str)> = spec
-        .filter
-        .iter()
-        .map(|(c, v)| Ok((table.column(c, "filter")?, v.as_str())))
-        .collect::<Result<_>>()?;
+    // Filters on the same column are alternatives (any of the values), filters on different
+    // columns must all hold.
+    let mut filters: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    for (c, v) in &spec.filter {
+        filters
+            .entry(table.column(c, "filter")?)
+            .or_default()
+            .push(v.as_str());
+    }
     let y_col = table.column(&spec.y, "y")?;
     let x_col = match spec.kind {
         PlotKind::Cdf => None,
@@ -297,7 +301,7 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
     let rows: Vec<&Vec<String>> = table
         .rows
         .iter()
-        .filter(|r| filters.iter().all(|&(c, v)| r[c] == v))
+        .filter(|r| filters.iter().all(|(&c, vs)| vs.contains(&r[c].as_str())))
         .collect();
     if rows.is_empty() {
         bail!(
@@ -345,12 +349,12 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
     // (facet, series) -> (x, y) pairs in input order.
     let mut cells: BTreeMap<(usize, usize), Vec<(f64, f64)>> = BTreeMap::new();
     let (mut outside, mut total) = (0usize, 0usize);
+    // With `censor_missing`: the (facet, series, x bits) cells some row of which has no y.
+    let mut censored: std::collections::BTreeSet<(usize, usize, u64)> =
+        std::collections::BTreeSet::new();
     for (row_no, r) in rows.iter().enumerate() {
         let f = facet_col.map_or(0, |c| facet_idx[r[c].as_str()]);
         let s = series_col.map_or(0, |c| series_idx[r[c].as_str()]);
-        let Some(y) = num(row_no, y_col, &r[y_col])? else {
-            continue;
-        };
         let x = match (spec.kind, x_col) {
             (PlotKind::Cdf, _) | (_, None) => 0.0,
             (PlotKind::Bar, Some(c)) => cat_idx[r[c].as_str()] as f64,
@@ -358,6 +362,12 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
                 Some(x) => x,
                 None => continue,
             },
+        };
+        let Some(y) = num(row_no, y_col, &r[y_col])? else {
+            if spec.censor_missing {
+                censored.insert((f, s, x.to_bits()));
+            }
+            continue;
         };
         if x.is_infinite() || y.is_infinite() {
             continue;
@@ -370,6 +380,12 @@ pub(crate) fn prepare(table: &Table, spec: &PlotSpec) -> Result<Prepared> {
             }
         }
         cells.entry((f, s)).or_default().push((x, y));
+    }
+    if !censored.is_empty() {
+        for ((f, s), xy) in &mut cells {
+            xy.retain(|&(x, _)| !censored.contains(&(*f, *s, x.to_bits())));
+        }
+        cells.retain(|_, xy| !xy.is_empty());
     }
     if cells.is_empty() {
         let cols = match spec.kind {
@@ -564,6 +580,60 @@ mod tests {
         assert_eq!(p.last().unwrap().x, 9999.0);
         assert_eq!(p.last().unwrap().y, 1.0);
         assert!(p.windows(2).all(|w| w[0].x <= w[1].x && w[0].y <= w[1].y));
+    }
+
+    fn table(headers: &[&str], rows: &[&[&str]]) -> Table {
+        Table {
+            source: "t.csv".to_owned(),
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: rows
+                .iter()
+                .map(|r| r.iter().map(|c| c.to_string()).collect())
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn filters_on_one_column_are_alternatives() {
+        let t = table(
+            &["metric", "loc", "n", "value"],
+            &[
+                &["a", "x", "1", "1"],
+                &["b", "x", "1", "2"],
+                &["c", "x", "1", "3"],
+                &["a", "y", "1", "4"],
+            ],
+        );
+        let spec = PlotSpec::new("p", "t", PlotKind::Line, "n", "value")
+            .with_filter_any("metric", ["a", "b"])
+            .with_filter("loc", "x")
+            .with_series("metric");
+        let p = prepare(&t, &spec).unwrap();
+        let ys: Vec<f64> = p.panels[0]
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|q| q.y))
+            .collect();
+        assert_eq!(ys, [1.0, 2.0]);
+        assert_eq!(p.series_labels, ["metric=a", "metric=b"]);
+    }
+
+    #[test]
+    fn censor_missing_drops_the_whole_point() {
+        // x = 1: one repetition has no value; x = 2: both have one.
+        let t = table(
+            &["x", "y"],
+            &[&["1", "10"], &["1", "NaN"], &["2", "3"], &["2", "5"]],
+        );
+        let spec =
+            PlotSpec::new("p", "t", PlotKind::Line, "x", "y").with_aggregate(Aggregate::Mean);
+        let kept = prepare(&t, &spec).unwrap();
+        assert_eq!(kept.panels[0].series[0].points.len(), 2);
+        assert_eq!(kept.panels[0].series[0].points[0].y, 10.0);
+        let p = prepare(&t, &spec.clone().with_censor_missing()).unwrap();
+        let pts = &p.panels[0].series[0].points;
+        assert_eq!(pts.len(), 1);
+        assert_eq!((pts[0].x, pts[0].y), (2.0, 4.0));
     }
 
     #[test]

@@ -454,6 +454,8 @@ struct Ctx<'a> {
     y_desc: String,
     y_range: Range<f64>,
     y_log: bool,
+    x_range: Range<f64>,
+    x_log: bool,
 }
 
 /// Default axis descriptions: the column names, with the aggregate noted on y.
@@ -516,6 +518,8 @@ pub(crate) fn draw_figure<DB: DrawingBackend>(
         y_desc,
         y_range: y_axis.range(),
         y_log: matches!(y_axis, Axis::Log(_)),
+        x_range: x_axis.range(),
+        x_log: matches!(x_axis, Axis::Log(_)),
     };
     assert!(
         !matches!(y_axis, Axis::Categorical(_)),
@@ -611,7 +615,28 @@ fn draw_panel<DB: DrawingBackend>(
     let n_series = ctx.prepared.series_labels.len().max(1) as f64;
     for s in &panel.series {
         let (color, shape) = style_of(s.index);
-        let pts = &s.points;
+        // With `x_dodge`, line and scatter series are moved apart along x, symmetrically
+        // about the true x, so equal values do not hide one another.
+        let dodged: Vec<Pt>;
+        let pts = if spec.x_dodge > 0.0 && matches!(spec.kind, PlotKind::Line | PlotKind::Scatter) {
+            let k = (s.index as f64 - (n_series - 1.0) / 2.0) * spec.x_dodge;
+            let r = &ctx.x_range;
+            dodged = s
+                .points
+                .iter()
+                .map(|q| Pt {
+                    x: if ctx.x_log {
+                        q.x * (r.end / r.start).powf(k)
+                    } else {
+                        q.x + k * (r.end - r.start)
+                    },
+                    ..*q
+                })
+                .collect();
+            &dodged
+        } else {
+            &s.points
+        };
         match spec.kind {
             PlotKind::Line | PlotKind::Cdf => {
                 chart

@@ -106,6 +106,10 @@ pub struct Reference {
     pub label: String,
 }
 
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
+
 fn paper_label() -> String {
     "paper".to_owned()
 }
@@ -175,7 +179,9 @@ pub struct PlotSpec {
     /// grid of `ceil(sqrt(n))` columns. All panels share the same axis ranges.
     #[serde(default)]
     pub facet: Option<String>,
-    /// Keep only rows where every `(column, value)` pair matches exactly (as strings).
+    /// Keep only rows that match the pairs exactly (as strings): pairs on different columns
+    /// must all match, pairs on the same column are alternatives (the row's value is one of
+    /// them), so several metrics of one long-format table can be drawn together.
     #[serde(default)]
     pub filter: Vec<(String, String)>,
     /// How repetitions with equal (facet, series, x) are combined.
@@ -198,6 +204,17 @@ pub struct PlotSpec {
     /// the title says how many of how many were left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub y_clip: Option<(f64, f64)>,
+    /// Moves line and scatter series apart along x by this fraction of the axis span between
+    /// neighbouring series (symmetrically about the true x; on a log axis, of its decades), so
+    /// series with equal values do not hide one another; 0 draws them at their x.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub x_dodge: f64,
+    /// Leave out every (facet, series, x) point some row of which has a missing y (instead of
+    /// aggregating the rows that have one): for a value a repetition could not measure, such
+    /// as a cost censored by time-outs, the repetitions that did measure it are a biased
+    /// sample. Line, scatter and bar charts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub censor_missing: bool,
     /// The paper's values marked on the figure (lines or points labelled "paper").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<Reference>,
@@ -230,6 +247,8 @@ impl PlotSpec {
             log_x: false,
             log_y: false,
             y_clip: None,
+            x_dodge: 0.0,
+            censor_missing: false,
             references: Vec::new(),
         }
     }
@@ -258,6 +277,20 @@ impl PlotSpec {
         self
     }
 
+    /// Adds row filters `column == value` for each of `values`, as alternatives: a row is kept
+    /// when its `column` holds any of them (see [`PlotSpec::filter`]).
+    pub fn with_filter_any<S: Into<String>>(
+        mut self,
+        column: impl Into<String>,
+        values: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let column = column.into();
+        for v in values {
+            self.filter.push((column.clone(), v.into()));
+        }
+        self
+    }
+
     /// Sets the aggregation over repetitions.
     pub fn with_aggregate(mut self, aggregate: Aggregate) -> Self {
         self.aggregate = aggregate;
@@ -275,6 +308,18 @@ impl PlotSpec {
     /// in the title instead of drawn.
     pub fn with_y_clip(mut self, lo: f64, hi: f64) -> Self {
         self.y_clip = Some((lo, hi));
+        self
+    }
+
+    /// Moves series apart along x (see [`PlotSpec::x_dodge`]).
+    pub fn with_x_dodge(mut self, fraction: f64) -> Self {
+        self.x_dodge = fraction;
+        self
+    }
+
+    /// Leaves out points a repetition has no value for (see [`PlotSpec::censor_missing`]).
+    pub fn with_censor_missing(mut self) -> Self {
+        self.censor_missing = true;
         self
     }
 

@@ -204,10 +204,50 @@ fn experiment_is_deterministic_and_sane() {
     let (a, b) = (tmp.path().join("coly-1"), tmp.path().join("coly-2"));
     run_text("tiny-colyseus.toml", TINY, &a, 1);
     run_text("tiny-colyseus.toml", TINY, &b, 2);
-    for t in ["summary", "nodes", "latency", "missing_counts", "distance"] {
+    for t in [
+        "summary",
+        "nodes",
+        "latency",
+        "missing_counts",
+        "missing_cdf",
+        "distance",
+    ] {
         let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
         let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
         assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
+    }
+    // Fig. 13b's CDF: per location, game and grace, counts 0, 1, … in order, the share
+    // rising to 1.
+    let cdf = read(&a, "missing_cdf");
+    for loc in ["dht", "rangedht"] {
+        for game in ["bots", "walkers"] {
+            for grace in ["0", "100", "400"] {
+                let v: Vec<f64> = cdf
+                    .iter()
+                    .filter(|r| {
+                        r["location"] == loc && r["params.game"] == game && r["grace_ms"] == grace
+                    })
+                    .map(|r| num(r, "cdf"))
+                    .collect();
+                assert!(!v.is_empty(), "{loc} {game} {grace}");
+                assert!(v.windows(2).all(|w| w[0] <= w[1]), "{loc} {game} {grace}");
+                assert!((v[v.len() - 1] - 1.0).abs() < 1e-12, "{loc} {game} {grace}");
+            }
+        }
+    }
+    // The paper's figures are drawn from the run's tables (as `mmvesim run` draws them).
+    let m = experiments::runner::Manifest::read(&a).unwrap();
+    experiments::plot::render_all(&a, &m.plots).unwrap();
+    for plot in [
+        "discovery_bandwidth",
+        "node_bandwidth_cdf",
+        "missing_count_cdf",
+        "distance_cdf",
+    ] {
+        assert!(
+            a.join("plots").join(format!("{plot}.png")).is_file(),
+            "plots/{plot}.png"
+        );
     }
     let rows = read(&a, "summary");
     let get = |loc: &str, game: &str, m: &str| -> f64 {

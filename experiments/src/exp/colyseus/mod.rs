@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dht::{check_memory, node_count};
 use crate::experiment::{Estimate, Experiment, Job};
-use crate::plot::{Aggregate, PlotKind, PlotSpec};
+use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
 
@@ -264,11 +264,20 @@ impl Experiment for ColyseusExp {
         } else {
             latency_cdf
         };
-        vec![
+        // The locations the scenario runs, in the order plots sort them.
+        let mut locations: Vec<&'static str> = s
+            .points
+            .iter()
+            .map(|pt| pt.params.location.name())
+            .collect();
+        locations.sort_unstable();
+        locations.dedup();
+        let by_location = locations.len() > 1;
+        let mut plots = vec![
             vs_n(
                 "bandwidth",
                 "total_kbps_mean",
-                "Mean per-node outbound bandwidth",
+                "Mean per-node outbound bandwidth, all traffic (Fig. 12a's Colyseus)",
                 "kbps",
             ),
             vs_n(
@@ -284,6 +293,197 @@ impl Experiment for ColyseusExp {
                 "ms",
             ),
             latency_cdf,
-        ]
+        ];
+        plots.extend(paper_plots(
+            x,
+            x_label,
+            by_map,
+            by_location,
+            &locations,
+            swept("params.proactive"),
+        ));
+        plots
     }
+}
+
+/// The Colyseus paper's Fig. 9, Table 1, Table 2 and Fig. 13b/c as drawn from the tables,
+/// with the values the paper prints marked: `x` is the column on the x axis of the plots
+/// against the node count (labelled `x_label`), `by_map` whether sqr and rect maps are both
+/// run, `by_location` whether several locations are, `locations` which (sorted), and
+/// `proactive` whether proactive replication is swept (Table 1's scenario).
+fn paper_plots(
+    x: &str,
+    x_label: &str,
+    by_map: bool,
+    by_location: bool,
+    locations: &[&str],
+    proactive: bool,
+) -> Vec<PlotSpec> {
+    let mut out = Vec::new();
+    // Fig. 9: the discovery bandwidth split into its three parts, a line per part; a panel
+    // per map (sqr/rect), and a figure per location when maps and locations are both swept.
+    let discovery = ["routing", "matching", "maintenance"].map(|t| format!("{t}_kbps_mean"));
+    let fig9 = |name: &str, title: &str| {
+        PlotSpec::new(name, "summary", PlotKind::Line, x, "value")
+            .with_title(title)
+            .with_filter_any("metric", discovery.clone())
+            .with_series("metric")
+            .with_aggregate(Aggregate::MeanWithStdErr)
+            .with_labels(x_label, "per-node outbound kbps (mean ± s.e.)")
+    };
+    let fig9_title =
+        "Fig. 9: discovery bandwidth per node by part (routing, matching, maintenance)";
+    if by_map && by_location {
+        for loc in locations {
+            out.push(
+                fig9(
+                    &format!("discovery_bandwidth_{loc}"),
+                    &format!("{fig9_title}, {loc}"),
+                )
+                .with_filter("location", *loc)
+                .with_facet("params.map"),
+            );
+        }
+    } else {
+        let p = fig9("discovery_bandwidth", fig9_title);
+        out.push(if by_map {
+            p.with_facet("params.map")
+        } else if by_location {
+            p.with_facet("location")
+        } else {
+            p
+        });
+    }
+
+    // Table 1: missing missiles with proactive replication on and off; the paper's values
+    // (28, 50 and 96 servers; 100 ms after creation only at 50) as diamonds.
+    if proactive {
+        let mut t1 = PlotSpec::new("table1_missiles", "summary", PlotKind::Line, x, "value")
+            .with_title(
+                "Table 1: missiles missing, proactive replication on/off (left: 100 ms after creation; right: all instants)",
+            )
+            .with_filter_any(
+                "metric",
+                ["missing_0ms_missile", "missiles_missing_after_100ms"],
+            )
+            .with_facet("metric")
+            .with_series("params.proactive")
+            .with_aggregate(Aggregate::MeanWithStdErr)
+            .with_labels(x_label, "fraction of missiles missing");
+        let all = "missing_0ms_missile";
+        for (n, on, off) in [
+            (28.0, 0.275, 0.729),
+            (50.0, 0.239, 0.645),
+            (96.0, 0.272, 0.729),
+        ] {
+            t1 = t1
+                .with_reference(Reference::point(n, on).labelled("paper on").in_facet(all))
+                .with_reference(Reference::point(n, off).labelled("paper off").in_facet(all));
+        }
+        let young = "missiles_missing_after_100ms";
+        out.push(
+            t1.with_reference(
+                Reference::point(50.0, 0.034)
+                    .labelled("paper on")
+                    .in_facet(young),
+            )
+            .with_reference(
+                Reference::point(50.0, 0.28)
+                    .labelled("paper off")
+                    .in_facet(young),
+            ),
+        );
+    }
+
+    // Table 2: the spread of per-node bandwidth. Per-node totals as a CDF per location (when
+    // the node count is not swept: a CDF pooled over node counts would mix them), and the
+    // spread metrics normalised by the mean as bars, with the paper's dht and loadbal values.
+    if x == "nodes" {
+        out.push(
+            PlotSpec::new(
+                "node_bandwidth_cdf",
+                "nodes",
+                PlotKind::Cdf,
+                "",
+                "total_kbps",
+            )
+            .with_title(
+                "Per-node outbound bandwidth (all traffic) across nodes: the spread of Table 2",
+            )
+            .with_series("location")
+            .with_labels(
+                "per-node outbound kbps over the window",
+                "fraction of nodes",
+            ),
+        );
+    }
+    if locations.contains(&"loadbal") {
+        // Bars: categories sorted by name, a bar per location inside each, so the paper's value
+        // of a location sits over the centre of its bar.
+        let metrics = [
+            "matching_max_norm",
+            "matching_sd_norm",
+            "total_max_norm",
+            "total_sd_norm",
+        ];
+        let paper = |loc: &str| match loc {
+            "dht" => Some([4.41, 1.01, 1.93, 0.30]),
+            "loadbal" => Some([2.57, 0.57, 1.45, 0.15]),
+            _ => None,
+        };
+        let mut t2 = PlotSpec::new("table2_spread", "summary", PlotKind::Bar, "metric", "value")
+            .with_title(
+                "Table 2: spread of per-node bandwidth across nodes / mean (diamonds: the paper's dht and loadbal)",
+            )
+            .with_filter_any("metric", metrics)
+            .with_series("location")
+            .with_aggregate(Aggregate::MeanWithStdErr)
+            .with_labels("metric (sd or max over nodes / mean)", "ratio to the mean");
+        let k = locations.len() as f64;
+        for (li, loc) in locations.iter().enumerate() {
+            let Some(vals) = paper(loc) else { continue };
+            let offset = -0.4 + (li as f64 + 0.5) * 0.8 / k;
+            for (c, v) in vals.iter().enumerate() {
+                t2 = t2.with_reference(Reference::point(c as f64 + offset, *v));
+            }
+        }
+        out.push(t2);
+    }
+
+    // Fig. 13b/c, drawn where the node count is not swept (a panel per swept setting).
+    if x == "topology.hosts" {
+        return out;
+    }
+    // Fig. 13b: CDF over node-instances of the number of missing objects, per grace; the
+    // paper's shares of instants missing nothing at x = 0.
+    let grace = |ms: u32| format!("paper {ms} ms");
+    out.push(
+        PlotSpec::new(
+            "missing_count_cdf",
+            "missing_cdf",
+            PlotKind::Line,
+            "missing",
+            "cdf",
+        )
+        .with_title("Fig. 13b: missing objects per node and instant, by grace period (CDF)")
+        .with_series("grace_ms")
+        .with_aggregate(Aggregate::Mean)
+        .with_labels(
+            "number of missing replicas at an instant",
+            "fraction of node-instants",
+        )
+        .with_reference(Reference::point(0.0, 0.4).labelled(grace(0)))
+        .with_reference(Reference::point(0.0, 0.6).labelled(grace(100)))
+        .with_reference(Reference::point(0.0, 0.8).labelled(format!("{} (> 0.8)", grace(400)))),
+    );
+    // Fig. 13c: distance from the player to required and to missing objects (the table holds
+    // percentiles 1-99, drawn as a CDF).
+    out.push(
+        PlotSpec::new("distance_cdf", "distance", PlotKind::Line, "distance", "q")
+            .with_title("Fig. 13c: distance from a player to required vs missing objects (CDF)")
+            .with_series("series")
+            .with_aggregate(Aggregate::Mean)
+            .with_labels("distance from the nearest player (map units)", "CDF"),
+    );
+    out
 }

@@ -8,6 +8,8 @@
 //! * `latency`: quantiles of the direct one-way latency between nodes and of the delivery of
 //!   matches through the DHT (Fig. 7a);
 //! * `missing_counts`: how often a node misses 0, 1, 2, … objects (Fig. 13b);
+//! * `missing_cdf`: the same as a cumulative distribution, one row per count from 0 to the
+//!   largest seen (Fig. 13b as the paper draws it);
 //! * `distance`: quantiles of the distance from a player to required and to missing objects
 //!   (Fig. 13c).
 
@@ -258,6 +260,20 @@ pub fn tables(
             }
         }
     }
+    let mut cdf = Table::new(
+        "missing_cdf",
+        &["location", "nodes", "grace_ms", "missing", "cdf"],
+    );
+    for (g, ms) in GRACES_MS.iter().enumerate() {
+        let hist = &m.count_hist[g];
+        let tot: u64 = hist.iter().sum();
+        let last = hist.iter().rposition(|&x| x > 0).unwrap_or(0);
+        let mut below = 0u64;
+        for (c, &x) in hist.iter().enumerate().take(last.min(MAX_COUNT) + 1) {
+            below += x;
+            cdf.push(row![loc, n, *ms, c, ratio(below, tot)]);
+        }
+    }
     let mut dist = Table::new(
         "distance",
         &["location", "nodes", "series", "q", "distance"],
@@ -267,5 +283,5 @@ pub fn tables(
             dist.push(row![loc, n, series, x, q(b, x)]);
         }
     }
-    Ok(vec![summary, nodes, latency, counts, dist])
+    Ok(vec![summary, nodes, latency, counts, cdf, dist])
 }

@@ -453,6 +453,7 @@ impl Experiment for DhtLookup {
                 .with_aggregate(Aggregate::MeanWithCi95)
                 .with_labels("nodes (log scale)", ylab)
                 .with_log(true, false)
+                .with_x_dodge(0.01)
         };
         vec![
             vs_n(
