@@ -82,8 +82,8 @@ impl mercury::Payload for Record {
     /// The box's `x` extent, then its `y` extent, as order-preserving arcs
     /// ([`mercury::value::ordered_interval`]), so that the two attributes meet exactly when the
     /// closed boxes intersect. The box is part of the record, so the attributes cost no bytes
-    /// beyond [`BOX`]; `x` repeats the `rangedht` hub attribute at full precision (its key arc
-    /// is quantised), and for `dht`, whose hub key is a hashed region, both are needed. The
+    /// beyond the box's 16; `x` repeats the `rangedht` hub attribute at full precision (its key
+    /// arc is quantised), and for `dht`, whose hub key is a hashed region, both are needed. The
     /// codec's `f32` rounding is monotone, so decoding loses no meeting pair.
     fn attributes(&self) -> impl Iterator<Item = Interval> + '_ {
         let b = &self.0.bbox;
