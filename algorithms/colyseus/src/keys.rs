@@ -10,8 +10,10 @@
 //!   touches.
 //!
 //! Either way, two boxes that intersect share at least one key, so the rendezvous that stores
-//! one meets the other; the converse does not hold (a rendezvous matches on keys, and the
-//! subscriber discards publications whose boxes miss its own).
+//! one meets the other; the converse does not hold. Under Mercury's conjunction matching the
+//! rendezvous also compares the boxes (the record's `x` and `y` attributes) and sends only
+//! matches whose boxes intersect; matching on keys alone (`mercury::Matching::HubOnly`) sends
+//! every key match and the subscriber discards publications whose boxes miss its own.
 
 use crate::geom::Aabb;
 use mercury::{AttributeMap, Interval, hash_key};

@@ -23,7 +23,11 @@ pub const BOX: usize = 16;
 pub const POS: usize = 8;
 
 /// What the DHT stores and matches: an object's location (publication) or a node's interest
-/// volume (subscription). The DHT matches on keys only; the receiver compares boxes.
+/// volume (subscription). The box's `x` and `y` extents are its Mercury attributes
+/// ([`mercury::Payload::attributes`]): under [`mercury::Matching::Conjunction`] a rendezvous
+/// matches the whole box, as Mercury's data model has it; under [`mercury::Matching::HubOnly`]
+/// it matches on keys only. Either way the receiver compares boxes too (a no-op after a
+/// conjunction match).
 ///
 /// The fields ([`RecordData`], reached through `Deref`) are shared behind an [`Arc`]: a record
 /// rides in every copy of a DHT message (routing hops, spreading, one match per subscriber), and
@@ -73,6 +77,21 @@ impl mercury::Payload for Record {
     /// Object id, sequence number, kind, box.
     fn size_bytes(&self) -> usize {
         OBJECT_ID + VERSION + wire::SMALL + BOX
+    }
+
+    /// The box's `x` extent, then its `y` extent, as order-preserving arcs
+    /// ([`mercury::value::ordered_interval`]), so that the two attributes meet exactly when the
+    /// closed boxes intersect. The box is part of the record, so the attributes cost no bytes
+    /// beyond the box's 16; `x` repeats the `rangedht` hub attribute at full precision (its key
+    /// arc is quantised), and for `dht`, whose hub key is a hashed region, both are needed. The
+    /// codec's `f32` rounding is monotone, so decoding loses no meeting pair.
+    fn attributes(&self) -> impl Iterator<Item = Interval> + '_ {
+        let b = &self.0.bbox;
+        [
+            mercury::value::ordered_interval(b.min.x, b.max.x),
+            mercury::value::ordered_interval(b.min.y, b.max.y),
+        ]
+        .into_iter()
     }
 }
 

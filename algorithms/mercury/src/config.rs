@@ -131,6 +131,24 @@ pub enum Spreading {
     Fanout,
 }
 
+/// What a rendezvous compares before it sends a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[non_exhaustive]
+pub enum Matching {
+    /// Mercury's data model: the hub intervals meet and so does every attribute both items
+    /// carry ([`crate::Payload::attributes`]), i.e. the publication satisfies the whole
+    /// conjunction of the subscription's range predicates. With payloads that carry no
+    /// attributes this is [`Matching::HubOnly`].
+    #[default]
+    Conjunction,
+    /// The hub intervals alone (the routing key); the subscriber filters what it receives.
+    /// Kept as an ablation: it delivers every publication whose key meets the subscription's.
+    HubOnly,
+}
+
 /// Known quirks of the authors' code. Each flag, when `true`, restores the code's behaviour;
 /// the defaults (`false`) are the intended behaviour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -217,6 +235,9 @@ pub struct Config {
     pub store_publications: bool,
     /// Expiry sweep period (1 s).
     pub sweep_interval: u64,
+    /// What a rendezvous matches: the whole conjunction of attributes (default) or the hub key
+    /// only (an ablation).
+    pub matching: Matching,
     /// Default subscription lifetime (`sublife` = 10 s) for callers that do not choose one;
     /// the node itself always uses the lifetime passed to `subscribe` (Colyseus passes its
     /// prediction time).
@@ -283,6 +304,7 @@ impl Default for Config {
             join_attempts: 25,
             store_publications: true,
             sweep_interval: SEC,
+            matching: Matching::Conjunction,
             sub_life: 10 * SEC,
             cache_acks: true,
             range_query_timeout: 10 * SEC,

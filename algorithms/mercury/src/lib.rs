@@ -16,9 +16,10 @@
 //! routed greedily, hop by hop, to the owner of a value ([`MercuryNode::next_hop`]). Range
 //! messages go to the owner of their low end and then spread successor by successor.
 //! Publications and subscriptions are soft state at the rendezvous and are matched in both
-//! directions on arrival. The node count `n̂` and the rank → value map come from random-walk
-//! sampling and a node-count histogram ([`Estimation::Sampling`]) or from an exact
-//! [`RingOracle`] ([`Estimation::Oracle`]). Joins split the contacted node's range at the
+//! directions on arrival, on the hub key and on every further attribute both carry
+//! ([`Payload::attributes`], [`Matching`]). The node count `n̂` and the rank → value map come
+//! from random-walk sampling and a node-count histogram ([`Estimation::Sampling`]) or from an
+//! exact [`RingOracle`] ([`Estimation::Oracle`]). Joins split the contacted node's range at the
 //! midpoint; Chord-like stabilization, pings and failure detection keep the ring; optional
 //! load balancing moves boundaries between neighbours and makes light nodes leave and re-join
 //! next to heavy ones.
@@ -68,7 +69,7 @@ pub type Addr = u32;
 
 pub use cache::{CacheEntry, RouteCache};
 pub use config::{
-    CacheEviction, CacheSize, Config, Estimation, LongLinks, MS, Quirks, SEC, Spreading,
+    CacheEviction, CacheSize, Config, Estimation, LongLinks, MS, Matching, Quirks, SEC, Spreading,
 };
 pub use error::{CallError, ConfigError};
 pub use estimate::{Bucket, Histogram, LocalPoint, RingOracle, SampleSet};

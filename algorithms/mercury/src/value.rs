@@ -203,6 +203,26 @@ impl AttributeMap {
     }
 }
 
+/// An order-preserving map of `f64` onto the value space, for attributes a rendezvous compares
+/// but does not route on ([`crate::Payload::attributes`]): `x < y` implies
+/// `ordered(x) < ordered(y)` for all non-NaN values, and `-0.0` and `0.0` map to the same
+/// value. No range has to be configured, so two closed attribute intervals `[a, b]` and
+/// `[c, d]` meet exactly when the (non-wrapping) arcs `ordered(a) ..= ordered(b)` and
+/// `ordered(c) ..= ordered(d)` do. (The IEEE 754 bit pattern with the sign bit flipped for
+/// positive numbers and all bits flipped for negative ones.)
+#[must_use]
+pub fn ordered(x: f64) -> Value {
+    let b = (x + 0.0).to_bits(); // -0.0 + 0.0 == +0.0
+    if b >> 63 == 1 { !b } else { b | 1 << 63 }
+}
+
+/// The arc of attribute values `a ..= b` under [`ordered`] (`a <= b`; swapped otherwise).
+#[must_use]
+pub fn ordered_interval(a: f64, b: f64) -> Interval {
+    let (a, b) = if a <= b { (a, b) } else { (b, a) };
+    Interval::new(ordered(a), ordered(b))
+}
+
 /// The deterministic key hash of the randomized baseline: the SplitMix64 finaliser
 /// (Steele, Lea & Flood 2014) applied to `x`. It is a bijection of `u64` whose outputs look
 /// uniform, so region ids `0, 1, 2, …` land at independent-looking points of the ring, as

@@ -23,7 +23,10 @@
 //!
 //! No instrumentation travels in a message: a driver that measures latency keeps the issue
 //! times of its operations itself. The application payload adds [`Payload::size_bytes`]
-//! (and encodes itself through [`crate::codec::WirePayload`]).
+//! (and encodes itself through [`crate::codec::WirePayload`]); the attributes a rendezvous matches
+//! besides the hub key ([`Payload::attributes`]) are read from the payload and cost nothing more.
+
+use crate::value::Interval;
 
 /// IPv4 (20) + UDP (8) header bytes, charged once per message.
 pub const HEADER: usize = 28;
@@ -54,10 +57,30 @@ pub const METRIC: usize = 4;
 ///
 /// `size_bytes` is the encoded size the byte accounting charges for it. Implementations exist
 /// for `()` (0 bytes), the integer types (their width) and `Vec<u8>` (its length plus a 2-byte
-/// length prefix).
+/// length prefix); none of them has attributes.
 pub trait Payload: Clone {
     /// Encoded size in bytes.
     fn size_bytes(&self) -> usize;
+
+    /// The item's values on the attributes a rendezvous matches besides the hub's routing key
+    /// (Mercury's data model: a subscription is a conjunction of range predicates, one per
+    /// attribute, and a publication carries a value per attribute, here a point interval
+    /// [`Interval::point`] or, for an extended object, a range).
+    ///
+    /// Under [`crate::Matching::Conjunction`] a publication matches a subscription when their
+    /// hub intervals meet **and** the `i`-th attribute of one meets the `i`-th attribute of the
+    /// other for every `i` both carry; an attribute only one side carries constrains nothing
+    /// (the position names the attribute, by convention between publisher and subscriber).
+    /// The list may repeat the hub's own attribute at the application's precision (a key arc is
+    /// a quantised value). The default is no attribute: matching on the hub key alone.
+    ///
+    /// The attributes are read from the payload, so they must be derived from its encoded
+    /// fields: then [`Payload::size_bytes`] already counts them on the wire and a decoded
+    /// payload yields the same attributes (up to the encoding's rounding, which must preserve
+    /// order so that no meeting pair is lost).
+    fn attributes(&self) -> impl Iterator<Item = Interval> + '_ {
+        std::iter::empty()
+    }
 }
 
 impl Payload for () {

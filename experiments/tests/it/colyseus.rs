@@ -292,6 +292,66 @@ fn experiment_is_deterministic_and_sane() {
     }
 }
 
+const MATCHING: &str = r#"
+experiment = "colyseus"
+description = "matching"
+reproduces = "none"
+seed = 4
+repetitions = 1
+[network]
+latency = "constant"
+constant_ms = 20.0
+[params]
+nodes = 12
+deployment = "p2p"
+map = "sqr"
+location = "rangedht"
+duration_s = 12.0
+measure_from_s = 4.0
+measure_to_s = 10.0
+[sweep]
+"params.matching" = ["hub-only", "conjunction"]
+"#;
+
+/// On a square map, matching the whole box at the rendezvous sends less matching traffic than
+/// matching the `x` key alone, with the same routing traffic (publications and subscriptions do
+/// not depend on matches) and nearly the same replication (a key-only match the subscriber would
+/// discard may meet a newer subscription of the node and so be found a little earlier).
+#[test]
+fn conjunction_matching_sends_fewer_matches_and_finds_the_same() {
+    let tmp = crate::scratch("coly-matching");
+    let out = tmp.path().join("out");
+    run_text("matching.toml", MATCHING, &out, 1);
+    let rows = read(&out, "summary");
+    let get = |matching: &str, m: &str| -> f64 {
+        num(
+            rows.iter()
+                .find(|r| r["params.matching"] == matching && r["metric"] == m)
+                .unwrap_or_else(|| panic!("{matching} {m}")),
+            "value",
+        )
+    };
+    let (hub, conj) = (
+        get("hub-only", "matching_kbps_mean"),
+        get("conjunction", "matching_kbps_mean"),
+    );
+    assert!(
+        conj < hub,
+        "matching kbps: conjunction {conj}, hub-only {hub}"
+    );
+    assert_eq!(
+        get("hub-only", "routing_kbps_mean"),
+        get("conjunction", "routing_kbps_mean")
+    );
+    for m in ["missing_0ms", "update_kbps_mean"] {
+        let (h, c) = (get("hub-only", m), get("conjunction", m));
+        assert!(
+            (h - c).abs() <= 0.05 * h.max(c),
+            "{m}: hub-only {h}, conjunction {c}"
+        );
+    }
+}
+
 #[test]
 fn bad_parameters_name_file_line_and_key() {
     let bad = |text: &str| crate::parse(Path::new("scenarios/coly-bad.toml"), text).unwrap_err();
@@ -303,6 +363,12 @@ fn bad_parameters_name_file_line_and_key() {
     );
     assert!(
         e.to_string().starts_with("scenarios/coly-bad.toml:3:"),
+        "{e}"
+    );
+    let e = bad("experiment = \"colyseus\"\n[params]\n\nmatching = \"both\"\n");
+    assert_eq!(
+        (e.key.as_deref(), e.line),
+        (Some("params.matching"), Some(4)),
         "{e}"
     );
     let e = bad("experiment = \"colyseus\"\n[params]\nnodes = 1\n");

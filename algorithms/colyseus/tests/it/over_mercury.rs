@@ -1,5 +1,7 @@
 //! Colyseus over a real Mercury ring (static, equal ranges, oracle estimation), in both
-//! configurations: every match the ideal DHT would make also reaches the node through Mercury.
+//! configurations and both matchings: every match the ideal DHT would make also reaches the node
+//! through Mercury, and matching the whole box at the rendezvous (conjunction) tells every node
+//! what key-only matching tells it, with fewer match messages.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -9,7 +11,7 @@ use colyseus::{
     Addr, ColyseusNode, Config, IdealLocator, KeyMapping, Msg, ObjectId, ObjectSpec, Output,
     Record, Vec2,
 };
-use mercury::{Estimation, MercuryNode, build};
+use mercury::{Estimation, Matching, MercuryNode, build};
 
 enum Wire {
     Coly(Msg),
@@ -24,12 +26,15 @@ struct Both {
     out: Output,
     mout: mercury::Output<Record>,
     hops: Vec<u16>,
+    /// Matches delivered (messages and local events).
+    matches: usize,
 }
 
 impl Both {
-    fn new(n: usize, keys: KeyMapping) -> Self {
+    fn new(n: usize, keys: KeyMapping, matching: Matching) -> Self {
         let base = mercury::Config {
             estimation: Estimation::Oracle,
+            matching,
             ..mercury::Config::default()
         };
         let cfg = Arc::new(mercury_glue::config(&keys, base));
@@ -45,6 +50,7 @@ impl Both {
             out: Output::new(),
             mout: mercury::Output::new(),
             hops: Vec::new(),
+            matches: 0,
         }
     }
 
@@ -68,9 +74,11 @@ impl Both {
     fn flush_merc(&mut self, now: u64, a: Addr) {
         let mout = std::mem::take(&mut self.mout);
         for (to, m) in &mout.sends {
+            self.matches += usize::from(matches!(m, mercury::Msg::Match { .. }));
             self.queue.push_back((a, *to, Wire::Merc(m.clone())));
         }
         for e in &mout.events {
+            self.matches += usize::from(matches!(e, mercury::Event::Matched { .. }));
             if let mercury::Event::Rendezvous { hops, .. } = e {
                 self.hops.push(*hops);
             }
@@ -104,9 +112,13 @@ impl Both {
     }
 }
 
-fn run(keys: KeyMapping) {
+/// What every node was told about at every frame, and the number of matches delivered.
+type Told = Vec<Vec<BTreeSet<ObjectId>>>;
+
+fn run(keys: KeyMapping, matching: Matching) -> (Told, usize) {
     let n = 12;
-    let mut w = Both::new(n, keys);
+    let mut w = Both::new(n, keys, matching);
+    let mut told_log = Vec::new();
     // Two players per node spread along the map; they drift right and wrap.
     let mut objs = Vec::new();
     for a in 0..n as Addr {
@@ -137,6 +149,7 @@ fn run(keys: KeyMapping) {
         }
         w.settle(now);
         // Every pair the ideal DHT matches reached the node through Mercury.
+        let mut told_now = Vec::new();
         for a in 0..n as Addr {
             let own: BTreeSet<ObjectId> = w.coly[a as usize].primaries().map(|p| p.id).collect();
             let subs: Vec<_> = w
@@ -155,20 +168,36 @@ fn run(keys: KeyMapping) {
                     );
                 }
             }
+            told_now.push(told);
         }
+        told_log.push(told_now);
     }
     // Replicas were built, and every rendezvous was reached within Mercury's hop cap.
     let replicas: usize = w.coly.iter().map(|c| c.replicas().count()).sum();
     assert!(replicas > 0);
     assert!(!w.hops.is_empty() && w.hops.iter().all(|&h| h < 20));
+    (told_log, w.matches)
+}
+
+/// Both matchings tell every node the same objects at every frame; matching the whole box sends
+/// fewer matches. Returns (hub-only, conjunction) match counts.
+fn compare(keys: KeyMapping) -> (usize, usize) {
+    let (told_hub, hub) = run(keys, Matching::HubOnly);
+    let (told_conj, conj) = run(keys, Matching::Conjunction);
+    assert_eq!(told_hub, told_conj, "{keys:?}");
+    assert!(
+        conj < hub,
+        "{keys:?}: conjunction {conj} matches, hub-only {hub}"
+    );
+    (hub, conj)
 }
 
 #[test]
 fn matches_through_mercury_rangedht() {
-    run(KeyMapping::range_dht(200.0).expect("map"));
+    compare(KeyMapping::range_dht(200.0).expect("map"));
 }
 
 #[test]
 fn matches_through_mercury_dht() {
-    run(KeyMapping::dht(200.0, 20.0, 24).expect("map"));
+    compare(KeyMapping::dht(200.0, 20.0, 24).expect("map"));
 }

@@ -1,7 +1,8 @@
-//! Range spreading, soft-state storage and matching at a rendezvous.
+//! Range spreading, soft-state storage and matching at a rendezvous (the hub key, then the
+//! conjunction of the items' further attributes, [`crate::Matching`]).
 
 use crate::Addr;
-use crate::config::Spreading;
+use crate::config::{Matching, Spreading};
 use crate::msg::{Msg, RouteHeader, Routed};
 use crate::output::{DropReason, Event, Output};
 use crate::store::{Publication, SubSeqs, Subscription};
@@ -175,6 +176,21 @@ impl<P: Payload> MercuryNode<P> {
         }
     }
 
+    /// Whether the publication's attributes satisfy the subscription's predicates beside the hub
+    /// key: always under [`Matching::HubOnly`]; under [`Matching::Conjunction`], when every
+    /// attribute both carry meets. It does not depend on the node, so a pair that passes here
+    /// passes at every node of an overlap and [`Self::matches_here`] still picks one node.
+    #[inline]
+    fn attributes_meet(matching: Matching, p: &P, s: &P) -> bool {
+        match matching {
+            Matching::HubOnly => true,
+            Matching::Conjunction => p
+                .attributes()
+                .zip(s.attributes())
+                .all(|(a, b)| a.intersects(&b)),
+        }
+    }
+
     /// A publication reached us: store it as a trigger and match it against live subscriptions,
     /// one match message per subscriber.
     fn handle_pub(&mut self, now: u64, p: &Publication<P>, out: &mut Output<P>) {
@@ -183,8 +199,11 @@ impl<P: Payload> MercuryNode<P> {
         }
         self.scratch.clear();
         let range = self.range;
+        let matching = self.cfg.matching;
         for s in self.store.live_subscriptions(now) {
-            if Self::matches_here(&range, &p.interval, &s.interval) {
+            if Self::matches_here(&range, &p.interval, &s.interval)
+                && Self::attributes_meet(matching, &p.payload, &s.payload)
+            {
                 self.scratch.push((s.id.origin, s.id.seq));
             }
         }
@@ -212,8 +231,11 @@ impl<P: Payload> MercuryNode<P> {
         }
         let me = self.addr;
         let range = self.range;
+        let matching = self.cfg.matching;
         for p in self.store.live_publications(now) {
-            if Self::matches_here(&range, &p.interval, &s.interval) {
+            if Self::matches_here(&range, &p.interval, &s.interval)
+                && Self::attributes_meet(matching, &p.payload, &s.payload)
+            {
                 let m = (p.clone(), SubSeqs::one(s.id.seq));
                 if s.id.origin == me {
                     out.event(Event::Matched {

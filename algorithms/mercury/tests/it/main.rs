@@ -3,6 +3,7 @@
 mod chord;
 mod codec;
 mod common;
+mod conjunction;
 mod driver;
 mod fastpaths;
 mod handoff;

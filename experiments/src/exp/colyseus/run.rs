@@ -85,6 +85,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     };
     let mut base = mercury_config(Ring::MercuryOracle, true);
     base.load_balance = p.location == Location::Loadbal;
+    base.matching = p.matching;
     let mcfg = colyseus::mercury_glue::config(&keys, base);
     let members = mercury_members(ring, Layout::Equal, n, job.seed);
     let track_every = n.div_ceil(TRACKED_NODES).max(1) as u32;
