@@ -27,9 +27,9 @@ pub(crate) enum Event {
         tag: u64,
     },
     /// Everything rare (churn, the receive side's stages), in one variant whose words sit
-    /// where a delivery's do, so that the event loop's `match` stays two compares and a
-    /// call and loads nothing more (a variant per stage, with the sender and incarnation
-    /// inline, made it a jump table plus two loads: 5 instructions per event on
+    /// where a delivery's do, so that the event loop's `match` stays two compares and one
+    /// out-of-line call and loads nothing more (a variant per stage, with the sender and
+    /// incarnation inline, made it a jump table plus two loads: 5 instructions per event on
     /// ping-pong). `body` names a message body for the receive side's stages, whose sender
     /// and incarnation wait in [`Sched::recv_meta`].
     Rare {

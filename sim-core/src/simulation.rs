@@ -421,11 +421,18 @@ impl<N: Node> Simulation<N> {
                 self.dispatch(node, |n, ctx| n.on_timer(ctx, tag));
                 true
             }
-            Event::Rare { node, what, body } => match what {
-                Rare::Churn(action) => self.apply_churn(node, action),
-                Rare::Arrive => self.arrive(node, body),
-                Rare::Handled => self.handled(node, body),
-            },
+            Event::Rare { node, what, body } => self.handle_rare(node, what, body),
+        }
+    }
+
+    /// [`Simulation::handle`] for churn and the receive side's stages: one call out of line,
+    /// so the event loop's code stays as it was without them.
+    #[inline(never)]
+    fn handle_rare(&mut self, node: NodeId, what: Rare, body: u32) -> bool {
+        match what {
+            Rare::Churn(action) => self.apply_churn(node, action),
+            Rare::Arrive => self.arrive(node, body),
+            Rare::Handled => self.handled(node, body),
         }
     }
 
