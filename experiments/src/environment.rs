@@ -323,14 +323,17 @@ impl NetworkSpec {
         Ok(sim_core::Network::new(latency, self.link_config()))
     }
 
-    /// The per-message link effects (jitter, loss, ordering, uplink), for experiments that
-    /// build their own latency model (e.g. hosts attached to the topology's routers).
+    /// The per-message link effects (jitter, loss, ordering, uplink, downlink, processing),
+    /// for experiments that build their own latency model (e.g. hosts attached to the
+    /// topology's routers).
     pub fn link_config(&self) -> sim_core::LinkConfig {
         sim_core::LinkConfig {
             jitter_ms: self.jitter.clone(),
             loss: self.loss,
             ordering: self.ordering,
             uplink_bps: self.uplink_bps,
+            downlink_bps: self.downlink_bps,
+            processing_ms: self.processing.clone(),
         }
     }
 }

@@ -175,6 +175,8 @@ fn gossip_jitter_loss(b: divan::Bencher<'_, '_>) {
                 loss: 0.01,
                 ordering: Ordering::Fifo,
                 uplink_bps: None,
+                downlink_bps: None,
+                processing_ms: None,
             };
             let net = Network::new(CoordinateLatency::new(coords.clone(), 0.2), cfg);
             let mut sim = Simulation::new(nodes, net, SimConfig::new(8));

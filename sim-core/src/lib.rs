@@ -16,7 +16,9 @@
 //!   numbers unchanged.
 //! * **The network** ([`Network`]) turns a base latency ([`LatencyModel`]: matrix,
 //!   coordinates, end hosts attached to routers, constant) into delivery times with
-//!   optional jitter, loss, FIFO or reordering links and serialization delay, and
+//!   optional jitter, loss, FIFO or reordering links, serialization delay on the
+//!   sender's uplink and, at the receiver, a downlink and a per-message processing time
+//!   (FIFO queues in arrival order), and
 //!   accounts traffic per node and per message kind ([`NetStats`]). Every message sent
 //!   is delivered, dropped at a dead node, lost, unroutable (no route between the
 //!   pair), or still in flight ([`Simulation::messages_in_flight`]).

@@ -25,7 +25,10 @@
 //! **Link effects.** The lookahead comes from the base latency ([`crate::LatencyModel`]);
 //! every link effect only adds to it (jitter draws below zero count as zero, serialization
 //! and FIFO clamping delay a message, loss drops it), so none can undercut it. They are
-//! per sender (its `"net"` stream, its uplink, its links) and stay exact.
+//! per sender (its `"net"` stream, its uplink, its links) and stay exact. The receive side
+//! (downlink, processing) only delays a message further, and is decided by the receiver's
+//! partition when the message arrives there (a message from another partition is queued as
+//! an arrival at the window's end), from the receiver's own clocks and `"proc"` stream.
 //!
 //! **Drivers.** A partition's [`PartitionDriver`] acts at checkpoints (injecting work into
 //! its own nodes, as a plain simulation's driver does between [`Simulation::run_until`]

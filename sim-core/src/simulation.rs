@@ -9,7 +9,7 @@ use crate::node::{Ctx, Message, Node, NodeId, Upcoming};
 use crate::prefetch;
 use crate::queue::EventQueue;
 use crate::rng::{self, SimRng};
-use crate::sched::{Event, Outgoing, Remote, Sched};
+use crate::sched::{Event, Outgoing, Rare, RecvMeta, Remote, Sched};
 use crate::stats::NetStats;
 use crate::time::SimTime;
 use crate::timer::Timers;
@@ -218,6 +218,7 @@ impl<N: Node> Simulation<N> {
                 net,
                 stats: NetStats::new(<N::Msg as Message>::KINDS, n, cfg.per_node_stats),
                 remote: None,
+                recv_meta: Vec::new(),
             },
             metrics: Metrics::new(),
             churn_rngs: Vec::new(),
@@ -238,13 +239,7 @@ impl<N: Node> Simulation<N> {
             if !sim.owns(c.node) {
                 continue;
             }
-            sim.sched.queue.push(
-                c.at.0,
-                Event::Churn {
-                    node: c.node,
-                    action: c.action,
-                },
-            );
+            sim.sched.queue.push(c.at.0, Event::churn(c.node, c.action));
         }
         if let Some(s) = cfg.churn.sessions {
             sim.churn_rngs = (0..n)
@@ -260,10 +255,7 @@ impl<N: Node> Simulation<N> {
                     let d = SimTime::from_secs_f64(s.downtime_s.sample(&mut sim.churn_rngs[i]));
                     sim.sched.queue.push(
                         (s.start + d).0,
-                        Event::Churn {
-                            node: i as NodeId,
-                            action: ChurnAction::Join,
-                        },
+                        Event::churn(i as NodeId, ChurnAction::Join),
                     );
                 }
             }
@@ -282,7 +274,7 @@ impl<N: Node> Simulation<N> {
         };
         self.sched
             .queue
-            .push((from + up).0, Event::Churn { node, action });
+            .push((from + up).0, Event::churn(node, action));
     }
 
     /// Call [`Node::on_start`] on every node that is up at time zero, in id order.
@@ -354,7 +346,7 @@ impl<N: Node> Simulation<N> {
                     self.sched.bodies.prefetch(*body);
                     *to
                 }
-                Event::Timer { node, .. } | Event::Churn { node, .. } => *node,
+                Event::Timer { node, .. } | Event::Rare { node, .. } => *node,
             };
             if let Some(slot) = self.slots.get(node as usize) {
                 prefetch::prefetch(slot);
@@ -429,14 +421,83 @@ impl<N: Node> Simulation<N> {
                 self.dispatch(node, |n, ctx| n.on_timer(ctx, tag));
                 true
             }
-            Event::Churn { node, action } => self.apply_churn(node, action),
+            Event::Rare { node, what, body } => self.handle_rare(node, what, body),
         }
+    }
+
+    /// [`Simulation::handle`] for churn and the receive side's stages: one call out of line,
+    /// so the event loop's code stays as it was without them.
+    #[inline(never)]
+    fn handle_rare(&mut self, node: NodeId, what: Rare, body: u32) -> bool {
+        match what {
+            Rare::Churn(action) => self.apply_churn(node, action),
+            Rare::Arrive => self.arrive(node, body),
+            Rare::Handled => self.handled(node, body),
+        }
+    }
+
+    /// A message reaches its receiver's access link (a network with a receive side): decide
+    /// when it is handled and queue that, or drop it if the receiver is down. Out of line: the
+    /// delivery of ordinary messages does not pay for it. Never counts as an event (the
+    /// handler runs at [`Rare::Handled`]).
+    #[cold]
+    #[inline(never)]
+    fn arrive(&mut self, to: NodeId, body: u32) -> bool {
+        let rt = &self.slots[to as usize].rt;
+        if !rt.up {
+            let kind = self.sched.bodies.peek(body).map_or(0, |m| m.kind());
+            self.sched.bodies.take(body);
+            self.sched
+                .stats
+                .with(to as usize, kind, |t| t.dropped_dead += 1);
+            return false;
+        }
+        self.sched.recv_meta[body as usize].incarnation = rt.incarnation;
+        let size = self.sched.bodies.peek(body).map_or(0, |m| m.size_bytes());
+        let at = self.sched.net.receive(self.now, to, size);
+        self.sched.queue.push(
+            at.0,
+            Event::Rare {
+                node: to,
+                what: Rare::Handled,
+                body,
+            },
+        );
+        false
+    }
+
+    /// A message's receive side is done: deliver it, unless its receiver went down since it
+    /// arrived (then it is dropped at a dead node). Out of line, as [`Simulation::arrive`].
+    #[cold]
+    #[inline(never)]
+    fn handled(&mut self, to: NodeId, body: u32) -> bool {
+        let RecvMeta { from, incarnation } = self.sched.recv_meta[body as usize];
+        let msg = self.sched.bodies.take(body);
+        let size = msg.size_bytes();
+        let kind = msg.kind();
+        let rt = &self.slots[to as usize].rt;
+        if !rt.up || rt.incarnation != incarnation {
+            self.sched
+                .stats
+                .with(to as usize, kind, |t| t.dropped_dead += 1);
+            return false;
+        }
+        self.sched.stats.with(to as usize, kind, |t| {
+            t.recv_msgs += 1;
+            t.recv_bytes += size as u64;
+        });
+        self.dispatch(to, |n, ctx| n.on_message(ctx, from, msg));
+        true
     }
 
     /// Set node `id` up or down (both copies of the flag).
     fn set_alive(&mut self, id: NodeId, up: bool) {
         self.alive[id as usize] = up;
         self.slots[id as usize].rt.up = up;
+        if !up {
+            // What waits in its receive queues is lost with it (see `network`).
+            self.sched.net.reset_receiver(id, self.now);
+        }
     }
 
     /// Whether node `id` belongs to this simulation: always, unless the simulation is one
@@ -502,14 +563,13 @@ impl<N: Node> Simulation<N> {
                 o.to
             );
             let body = self.sched.bodies.put(o.msg);
-            self.sched.queue.push(
-                o.at,
-                Event::Msg {
-                    from: o.from,
-                    to: o.to,
-                    body,
-                },
-            );
+            let (from, to) = (o.from, o.to);
+            let ev = if self.sched.net.has_receive_side() {
+                self.sched.arrival(from, to, body)
+            } else {
+                Event::Msg { from, to, body }
+            };
+            self.sched.queue.push(o.at, ev);
         }
     }
 
@@ -561,13 +621,9 @@ impl<N: Node> Simulation<N> {
                     self.schedule_departure(node, self.now, &s);
                 } else {
                     let d = SimTime::from_secs_f64(s.downtime_s.sample(&mut self.churn_rngs[i]));
-                    self.sched.queue.push(
-                        (self.now + d).0,
-                        Event::Churn {
-                            node,
-                            action: ChurnAction::Join,
-                        },
-                    );
+                    self.sched
+                        .queue
+                        .push((self.now + d).0, Event::churn(node, ChurnAction::Join));
                 }
             }
             self.sessions = Some(s);
@@ -637,7 +693,18 @@ impl<N: Node> Simulation<N> {
     fn declare_stall(&mut self) {
         let next = match self.sched.queue.peek_time() {
             Some(_) => match self.sched.queue.pop().map(|e| e.item) {
-                Some(Event::Msg { from, to, body }) => {
+                Some(
+                    ev @ (Event::Msg { to, body, .. }
+                    | Event::Rare {
+                        node: to,
+                        what: Rare::Arrive | Rare::Handled,
+                        body,
+                    }),
+                ) => {
+                    let from = match ev {
+                        Event::Msg { from, .. } => from,
+                        _ => self.sched.recv_meta[body as usize].from,
+                    };
                     let kind = self.sched.bodies.peek(body).map_or("?", |m| {
                         <N::Msg as Message>::KINDS
                             .get(m.kind())
@@ -647,7 +714,11 @@ impl<N: Node> Simulation<N> {
                     format!("message \"{kind}\" from node {from} to node {to}")
                 }
                 Some(Event::Timer { node, tag, .. }) => format!("timer {tag} of node {node}"),
-                Some(Event::Churn { node, action }) => {
+                Some(Event::Rare {
+                    node,
+                    what: Rare::Churn(action),
+                    ..
+                }) => {
                     format!("churn {} of node {node}", action.name())
                 }
                 None => "none".into(),
@@ -725,7 +796,7 @@ impl<N: Node> Simulation<N> {
     /// Schedule a churn action for `node` at instant `at` (not before now).
     pub fn schedule_churn(&mut self, at: SimTime, node: NodeId, action: ChurnAction) {
         let at = if at < self.now { self.now } else { at };
-        self.sched.queue.push(at.0, Event::Churn { node, action });
+        self.sched.queue.push(at.0, Event::churn(node, action));
     }
 
     /// The current instant.
@@ -754,7 +825,16 @@ impl<N: Node> Simulation<N> {
         self.sched
             .queue
             .items()
-            .filter(|e| matches!(e, Event::Msg { .. }))
+            .filter(|e| {
+                matches!(
+                    e,
+                    Event::Msg { .. }
+                        | Event::Rare {
+                            what: Rare::Arrive | Rare::Handled,
+                            ..
+                        }
+                )
+            })
             .count()
     }
     /// Node `id`'s state.

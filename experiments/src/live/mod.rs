@@ -67,8 +67,21 @@ pub fn check_live(settings: &Point, nodes: usize, max: usize, key: &str) -> Resu
     }
     if n.uplink_bps.is_some() {
         return Err(KeyError::new(
-            "network.uplink_bps",
+            "network.uplink_mbps",
             "a live run injects the latency model's delays only (no serialization delay)",
+        ));
+    }
+    if n.downlink_bps.is_some() {
+        return Err(KeyError::new(
+            "network.downlink_mbps",
+            "a live run injects the latency model's delays only (no downlink delay)",
+        ));
+    }
+    if n.processing.is_some() {
+        return Err(KeyError::new(
+            "network.processing_ms",
+            "a live run injects the latency model's delays only (its nodes take the time \
+             they take to handle a message)",
         ));
     }
     Ok(())

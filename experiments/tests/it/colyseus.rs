@@ -352,6 +352,61 @@ fn conjunction_matching_sends_fewer_matches_and_finds_the_same() {
     }
 }
 
+/// A p2p game over a receive side, lock-step and with random frame phases.
+const PHASES: &str = r#"
+experiment = "colyseus"
+description = "frame phases"
+reproduces = "none"
+seed = 5
+repetitions = 1
+[network]
+latency = "constant"
+constant_ms = 20.0
+downlink_mbps = 1.0
+processing_ms = { dist = "exponential", mean = 1.0 }
+[params]
+nodes = 12
+deployment = "p2p"
+map = "sqr"
+duration_s = 12.0
+measure_from_s = 4.0
+measure_to_s = 10.0
+[sweep]
+"params.frame_phase" = ["lockstep", "random"]
+"#;
+
+#[test]
+fn random_frame_phases_are_deterministic_and_measured_per_node() {
+    let tmp = crate::scratch("coly-phase");
+    let (a, b) = (tmp.path().join("p-1"), tmp.path().join("p-2"));
+    run_text("phases-colyseus.toml", PHASES, &a, 1);
+    run_text("phases-colyseus.toml", PHASES, &b, 2);
+    for t in ["summary", "nodes", "latency"] {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
+    }
+    let rows = read(&a, "summary");
+    let get = |phase: &str, m: &str| -> f64 {
+        num(
+            rows.iter()
+                .find(|r| r["params.frame_phase"] == phase && r["metric"] == m)
+                .unwrap_or_else(|| panic!("{phase} {m}")),
+            "value",
+        )
+    };
+    for phase in ["lockstep", "random"] {
+        let (m0, m4) = (get(phase, "missing_0ms"), get(phase, "missing_400ms"));
+        assert!((0.0..=1.0).contains(&m0) && m4 <= m0, "{phase}: {m0} {m4}");
+        assert!(get(phase, "discovery_median_ms") > 0.0, "{phase}");
+    }
+    // The same game and network, other instants: the measurements differ.
+    assert_ne!(
+        get("lockstep", "discovery_median_ms"),
+        get("random", "discovery_median_ms")
+    );
+}
+
 #[test]
 fn bad_parameters_name_file_line_and_key() {
     let bad = |text: &str| crate::parse(Path::new("scenarios/coly-bad.toml"), text).unwrap_err();

@@ -189,6 +189,8 @@ fn cases(key: &str, n: usize) -> Vec<(Patch, Patch)> {
             ],
         )],
         "network.uplink_mbps" => vec![set("network.uplink_mbps", "-", "0.01")],
+        "network.downlink_mbps" => vec![set("network.downlink_mbps", "-", "0.01")],
+        "network.processing_ms" => vec![set("network.processing_ms", "-", "{ dist = \"exponential\", mean = 80.0 }")],
         "network.per_node_stats" => vec![set("network.per_node_stats", "false", "true")],
         "churn.session_s" => vec![
             (vec![("churn", "-".into())], sessions("3.0", "1.0", vec![])),

@@ -152,6 +152,8 @@ fn every_message_is_accounted_for_with_loss_jitter_and_fifo() {
         loss: 0.1,
         ordering: Ordering::Fifo,
         uplink_bps: Some(1e6),
+        downlink_bps: None,
+        processing_ms: None,
     });
     assert!(sim.stats().total().lost_msgs > 0);
 }
@@ -206,6 +208,8 @@ fn unroutable_messages_draw_no_randomness() {
             loss: 0.3,
             ordering: Ordering::Reorder,
             uplink_bps: Some(8e5),
+            downlink_bps: None,
+            processing_ms: None,
         };
         let mut sim = Simulation::new(
             (0..3).map(|_| Sink::default()),

@@ -50,6 +50,8 @@ fn run(n: usize, seed: u64) -> Simulation<Gossip> {
         loss: 0.05,
         ordering: Ordering::Reorder,
         uplink_bps: None,
+        downlink_bps: None,
+        processing_ms: None,
     };
     let net = Network::new(CoordinateLatency::new(coords, 1.0), cfg);
     let mut sim = Simulation::new((0..n).map(|_| Gossip::default()), net, SimConfig::new(seed));
@@ -99,6 +101,8 @@ fn running_in_chunks_changes_nothing() {
         loss: 0.05,
         ordering: Ordering::Reorder,
         uplink_bps: None,
+        downlink_bps: None,
+        processing_ms: None,
     };
     let net = Network::new(CoordinateLatency::new(coords, 1.0), cfg);
     let mut sim = Simulation::new((0..30).map(|_| Gossip::default()), net, SimConfig::new(9));

@@ -6,6 +6,7 @@ mod determinism;
 mod network;
 mod ordering;
 mod partition;
+mod receive;
 #[cfg(feature = "serde")]
 mod serde_form;
 mod stall;

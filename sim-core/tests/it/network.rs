@@ -218,6 +218,8 @@ fn end_hosts_behind_routers_simulate_like_the_expanded_matrix() {
         loss: 0.05,
         ordering: Ordering::Fifo,
         uplink_bps: None,
+        downlink_bps: None,
+        processing_ms: None,
     };
     let run = |latency: LatencyModel| {
         let mut sim = Simulation::new(

@@ -175,12 +175,8 @@ impl Measure {
         }
     }
 
-    /// Measures one frame at `now`. `objs` are the world's objects (id order), `changed[i]`
-    /// whether `objs[i]` changed this frame, `created[i]` its creation time, `node_of(owner)`
-    /// the node of a player, `players[n]` the players of node `n` with their areas of interest
-    /// (half-widths), `colyseus_id(world id)` the Colyseus id, `has_replica(n, id)` whether
-    /// node `n` holds a replica of Colyseus object `id`.
-    /// `record` is false outside the window (only the required-since bookkeeping runs).
+    /// Measures one frame at `now`: [`Measure::begin`], [`Measure::node`] for every node,
+    /// then [`Measure::end`] (all nodes at the same instant: lock-step frames).
     #[allow(clippy::too_many_arguments)]
     pub fn frame(
         &mut self,
@@ -195,6 +191,35 @@ impl Measure {
         has_replica: impl Fn(usize, ObjectId) -> bool,
         record: bool,
     ) {
+        self.begin(objs, changed, &node_of, record);
+        for n in 0..players.len() {
+            self.node(
+                n,
+                now,
+                frame_ns,
+                objs,
+                changed,
+                created,
+                &node_of,
+                players,
+                &colyseus_id,
+                &has_replica,
+                record,
+            );
+        }
+        self.end(objs, changed, players, record);
+    }
+
+    /// Starts the frame whose ground truth is `objs` (`changed[i]`: whether `objs[i]` changed
+    /// this frame): indexes the objects and counts the broadcast baseline. `record` is false
+    /// outside the window.
+    pub fn begin(
+        &mut self,
+        objs: &[Obj],
+        changed: &[bool],
+        node_of: impl Fn(u32) -> usize,
+        record: bool,
+    ) {
         self.grid.rebuild(objs);
         if record {
             self.frames += 1;
@@ -205,115 +230,148 @@ impl Measure {
                 }
             }
         }
-        for (n, ps) in players.iter().enumerate() {
-            self.scratch.clear();
-            for &(p, half) in ps {
-                let Some((lo, hi)) = aoi(objs, p, half) else {
-                    continue;
-                };
-                let scratch = &mut self.scratch;
-                let cur = &mut self.player_cur;
-                cur.clear();
-                self.grid.query(lo, hi, |i| {
-                    let o = &objs[i as usize];
-                    let inside = o.pos[0] >= lo[0]
-                        && o.pos[0] <= hi[0]
-                        && o.pos[1] >= lo[1]
-                        && o.pos[1] <= hi[1];
-                    if inside && o.id != u64::from(p) {
-                        cur.push(o.id);
-                    }
-                    if inside && node_of(o.owner) != n {
-                        scratch.push((o.id, i));
-                    }
-                });
-                let p = p as usize;
-                if self.player_prev.len() <= p {
-                    self.player_prev.resize(p + 1, Vec::new());
-                }
-                self.player_cur.sort_unstable();
-                if record {
-                    let prev = &self.player_prev[p];
-                    for &id in &self.player_cur {
-                        // Objects are in id order in `objs` (players first, by index).
-                        let Ok(i) = objs.binary_search_by_key(&id, |o| o.id) else {
-                            continue;
-                        };
-                        if changed[i] {
-                            let k = kix(objs[i].kind);
-                            self.player_updates[k] += 1;
-                            if prev.binary_search(&id).is_ok() {
-                                self.player_direct[k] += 1;
-                            }
-                        }
-                    }
-                }
-                std::mem::swap(&mut self.player_prev[p], &mut self.player_cur);
-            }
-            // Distances of (player, object) pairs are recorded below per required object from
-            // the nearest of the node's players.
-            self.scratch.sort_unstable();
-            self.scratch.dedup();
-            let prev = &self.prev[n];
-            self.cur.clear();
-            let mut req = 0u64;
-            let mut miss = [0u64; 3];
-            for &(id, i) in &self.scratch {
-                let since = match prev.binary_search_by_key(&id, |e| e.0) {
-                    Ok(k) => prev[k].1,
-                    Err(_) => now,
-                };
-                self.cur.push((id, since));
-                if !record {
-                    continue;
-                }
+    }
+
+    /// Measures node `n` against the frame started by [`Measure::begin`] (the world's frame
+    /// instant `now`: required-since times and graces are in world frames), with
+    /// `has_replica` read now. `created[i]` is `objs[i]`'s creation time, `node_of(owner)` the
+    /// node of a player, `players[n]` the players of node `n` with their areas of interest
+    /// (half-widths), `colyseus_id(world id)` the Colyseus id, `has_replica(n, id)` whether
+    /// node `n` holds a replica of Colyseus object `id`. `record` is false outside the
+    /// window (only the required-since bookkeeping runs).
+    #[allow(clippy::too_many_arguments)]
+    pub fn node(
+        &mut self,
+        n: usize,
+        now: u64,
+        frame_ns: u64,
+        objs: &[Obj],
+        changed: &[bool],
+        created: &[u64],
+        node_of: impl Fn(u32) -> usize,
+        players: &[Vec<(u32, [f64; 2])>],
+        colyseus_id: impl Fn(u64) -> Option<ObjectId>,
+        has_replica: impl Fn(usize, ObjectId) -> bool,
+        record: bool,
+    ) {
+        let ps = &players[n];
+        self.scratch.clear();
+        for &(p, half) in ps {
+            let Some((lo, hi)) = aoi(objs, p, half) else {
+                continue;
+            };
+            let scratch = &mut self.scratch;
+            let cur = &mut self.player_cur;
+            cur.clear();
+            self.grid.query(lo, hi, |i| {
                 let o = &objs[i as usize];
-                let k = kix(o.kind);
-                let missing = colyseus_id(id).is_none_or(|cid| !has_replica(n, cid));
-                req += 1;
-                self.required[k] += 1;
-                if changed[i as usize] {
-                    self.updates[k] += 1;
-                    if since < now {
-                        self.direct[k] += 1;
-                    }
+                let inside = o.pos[0] >= lo[0]
+                    && o.pos[0] <= hi[0]
+                    && o.pos[1] >= lo[1]
+                    && o.pos[1] <= hi[1];
+                if inside && o.id != u64::from(p) {
+                    cur.push(o.id);
                 }
-                if o.kind == Kind::Missile && created[i as usize] + frame_ns == now {
-                    self.young_missiles[0] += 1;
-                    self.young_missiles[1] += u64::from(missing);
+                if inside && node_of(o.owner) != n {
+                    scratch.push((o.id, i));
                 }
-                let d = ps
-                    .iter()
-                    .filter_map(|&(p, _)| objs.get(p as usize).filter(|q| q.id == u64::from(p)))
-                    .map(|q| ((q.pos[0] - o.pos[0]).powi(2) + (q.pos[1] - o.pos[1]).powi(2)).sqrt())
-                    .fold(f64::INFINITY, f64::min);
-                self.dist_required.record(d);
-                if missing {
-                    self.dist_missing.record(d);
-                    for (g, &ms) in GRACES_MS.iter().enumerate() {
-                        if now - since >= ms * 1_000_000 {
-                            miss[g] += 1;
-                            self.missing[g][k] += 1;
+            });
+            let p = p as usize;
+            if self.player_prev.len() <= p {
+                self.player_prev.resize(p + 1, Vec::new());
+            }
+            self.player_cur.sort_unstable();
+            if record {
+                let prev = &self.player_prev[p];
+                for &id in &self.player_cur {
+                    // Objects are in id order in `objs` (players first, by index).
+                    let Ok(i) = objs.binary_search_by_key(&id, |o| o.id) else {
+                        continue;
+                    };
+                    if changed[i] {
+                        let k = kix(objs[i].kind);
+                        self.player_updates[k] += 1;
+                        if prev.binary_search(&id).is_ok() {
+                            self.player_direct[k] += 1;
                         }
                     }
                 }
             }
-            std::mem::swap(&mut self.prev[n], &mut self.cur);
+            std::mem::swap(&mut self.player_prev[p], &mut self.player_cur);
+        }
+        // Distances of (player, object) pairs are recorded below per required object from
+        // the nearest of the node's players.
+        self.scratch.sort_unstable();
+        self.scratch.dedup();
+        let prev = &self.prev[n];
+        self.cur.clear();
+        let mut req = 0u64;
+        let mut miss = [0u64; 3];
+        for &(id, i) in &self.scratch {
+            let since = match prev.binary_search_by_key(&id, |e| e.0) {
+                Ok(k) => prev[k].1,
+                Err(_) => now,
+            };
+            self.cur.push((id, since));
             if !record {
                 continue;
             }
-            self.node_required[n] += req;
-            self.node_missing[n] += miss[0];
-            for g in 0..3 {
-                self.count_hist[g][(miss[g] as usize).min(MAX_COUNT)] += 1;
+            let o = &objs[i as usize];
+            let k = kix(o.kind);
+            let missing = colyseus_id(id).is_none_or(|cid| !has_replica(n, cid));
+            req += 1;
+            self.required[k] += 1;
+            if changed[i as usize] {
+                self.updates[k] += 1;
+                if since < now {
+                    self.direct[k] += 1;
+                }
             }
-            if req > 0 {
-                self.instances += 1;
-                for g in 0..3 {
-                    self.inst_frac_sum[g] += miss[g] as f64 / req as f64;
+            if o.kind == Kind::Missile && created[i as usize] + frame_ns == now {
+                self.young_missiles[0] += 1;
+                self.young_missiles[1] += u64::from(missing);
+            }
+            let d = ps
+                .iter()
+                .filter_map(|&(p, _)| objs.get(p as usize).filter(|q| q.id == u64::from(p)))
+                .map(|q| ((q.pos[0] - o.pos[0]).powi(2) + (q.pos[1] - o.pos[1]).powi(2)).sqrt())
+                .fold(f64::INFINITY, f64::min);
+            self.dist_required.record(d);
+            if missing {
+                self.dist_missing.record(d);
+                for (g, &ms) in GRACES_MS.iter().enumerate() {
+                    if now - since >= ms * 1_000_000 {
+                        miss[g] += 1;
+                        self.missing[g][k] += 1;
+                    }
                 }
             }
         }
+        std::mem::swap(&mut self.prev[n], &mut self.cur);
+        if !record {
+            return;
+        }
+        self.node_required[n] += req;
+        self.node_missing[n] += miss[0];
+        for g in 0..3 {
+            self.count_hist[g][(miss[g] as usize).min(MAX_COUNT)] += 1;
+        }
+        if req > 0 {
+            self.instances += 1;
+            for g in 0..3 {
+                self.inst_frac_sum[g] += miss[g] as f64 / req as f64;
+            }
+        }
+    }
+
+    /// Ends the frame: the client-server baseline.
+    pub fn end(
+        &mut self,
+        objs: &[Obj],
+        changed: &[bool],
+        players: &[Vec<(u32, [f64; 2])>],
+        record: bool,
+    ) {
         if record {
             // Client-server: per player, the changes of the other objects in its area.
             for ps in players {

@@ -80,6 +80,18 @@ pub enum GameKind {
     Walkers,
 }
 
+/// When the nodes run their frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FramePhase {
+    /// Every node at the world's frame instants, all at the same instant (lock-step).
+    #[default]
+    Lockstep,
+    /// Each node at the world's frame instants plus its own offset, drawn once per run
+    /// uniformly in `[0, frame)` from its `"frame-phase"` stream.
+    Random,
+}
+
 /// `[params]` of `colyseus`.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -136,6 +148,10 @@ pub struct Params {
     /// End of the measurement window, seconds (at most `duration_s`).
     #[schemars(range(min = 0.0, max = 3600.0))]
     pub measure_to_s: f64,
+    /// When the nodes run their frames: `lockstep` (all at the world's frame instant) or
+    /// `random` (each node offset by its own uniform draw in [0, frame), fixed for the run;
+    /// each node's missing replicas are then measured at its own frame instant).
+    pub frame_phase: FramePhase,
 }
 
 impl Default for Params {
@@ -158,6 +174,7 @@ impl Default for Params {
             duration_s: 480.0,
             measure_from_s: 90.0,
             measure_to_s: 390.0,
+            frame_phase: FramePhase::Lockstep,
         }
     }
 }

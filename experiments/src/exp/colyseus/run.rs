@@ -13,7 +13,7 @@ use sim_core::{OneWayLatency, SimTime, Simulation};
 use super::measure::Measure;
 use super::recorder::Recorder;
 use super::workload::{Bots, Game, Kind, Obj, Walkers, WorldEvent};
-use super::{GameKind, Location, Params};
+use super::{FramePhase, GameKind, Location, Params};
 use crate::environment::EnvOptions;
 use crate::exp::dht::{Layout, Ring, mercury_config, mercury_hosts, mercury_members};
 use crate::experiment::Job;
@@ -174,6 +174,20 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     let mut node_evs: Vec<Vec<WorldEvent>> = vec![Vec::new(); n];
     let node_of = |owner: u32| owner as usize / ppn;
 
+    // `random` frame phases: each node's offset in the frame, and the nodes in the order they
+    // act (by offset, then id).
+    let phases: Option<(Vec<u64>, Vec<usize>)> = match p.frame_phase {
+        FramePhase::Lockstep => None,
+        FramePhase::Random => {
+            let phase: Vec<u64> = (0..n)
+                .map(|i| stream_rng(job.seed, i as u64, "frame-phase").random_range(0..frame))
+                .collect();
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&i| (phase[i], i));
+            Some((phase, order))
+        }
+    };
+
     let mut t0: Option<Vec<(Traffic, ColyTraffic)>> = None;
     let mut t1: Option<Vec<(Traffic, ColyTraffic)>> = None;
     let mut last_sec: Vec<u64> = Vec::new();
@@ -225,11 +239,9 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
                 v.push(*e);
             }
         }
-        for i in 0..n {
+        // Node i's work of this frame: its application calls, then `frame`.
+        let act = |sim: &mut Simulation<H>, ids: &mut Vec<Option<ObjectId>>, i: usize| {
             let (mine, my_evs) = (&per_node[i], &node_evs[i]);
-            let ids = &mut ids;
-            let objs = &objs;
-            let changed = &changed;
             sim.with_node(i as u32, |host, ctx| {
                 host.act(ctx, |app, api| {
                     app.act(api, |cn, now, out| {
@@ -299,9 +311,43 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
                     });
                 });
             });
-        }
+        };
         let window = now >= from && now < to;
-        rec.borrow_mut().measuring = window;
+        match &phases {
+            None => {
+                for i in 0..n {
+                    act(&mut sim, &mut ids, i);
+                }
+                rec.borrow_mut().measuring = window;
+            }
+            Some((phase, order)) => {
+                // Each node acts at its own instant of the frame, and its required objects
+                // are measured right after, against this frame's ground truth.
+                rec.borrow_mut().measuring = window;
+                measure.begin(&objs, &changed, node_of, window);
+                for &i in order {
+                    sim.run_until(SimTime(now + phase[i]));
+                    sim.check_progress()?;
+                    act(&mut sim, &mut ids, i);
+                    let ids = &ids;
+                    let simr = &sim;
+                    measure.node(
+                        i,
+                        now,
+                        frame,
+                        &objs,
+                        &changed,
+                        &created,
+                        node_of,
+                        &players_of,
+                        |id| ids.get(id as usize).copied().flatten(),
+                        |i, cid| simr.node(i as u32).app().node().replica(cid).is_some(),
+                        window,
+                    );
+                }
+                measure.end(&objs, &changed, &players_of, window);
+            }
+        }
         if now >= from && t0.is_none() {
             t0 = Some(snapshot(&sim));
             last_sec = sim.nodes().map(|h| h.traffic().total_bytes()).collect();
@@ -316,7 +362,7 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
                 last_sec[i] = b;
             }
         }
-        {
+        if phases.is_none() {
             let ids = &ids;
             let simr = &sim;
             measure.frame(

@@ -318,6 +318,8 @@ pub fn simulate(
             loss: 0.0,
             ordering: Ordering::Reorder,
             uplink_bps: tr.uplink_bps,
+            downlink_bps: None,
+            processing_ms: None,
         },
     );
     let mut cfg = SimConfig::new(spec.seed);

@@ -254,6 +254,15 @@ pub const SHARED_KEYS: &[(&str, KeyKind)] = &[
             exclusive_min: true,
         },
     ),
+    (
+        "network.downlink_mbps",
+        KeyKind::Number {
+            min: 0.0,
+            max: f64::MAX,
+            exclusive_min: true,
+        },
+    ),
+    ("network.processing_ms", KeyKind::Dist),
     ("network.per_node_stats", KeyKind::Bool),
     ("churn.session_s", KeyKind::Dist),
     ("churn.downtime_s", KeyKind::Dist),

@@ -42,6 +42,13 @@ pub struct RawNetwork {
     pub ordering: Ordering,
     /// Upload bandwidth per node, Mbit/s (serialization delay).
     pub uplink_mbps: Option<f64>,
+    /// Download bandwidth per node, Mbit/s: each receiver's access link, a FIFO queue in
+    /// arrival order (sim-core's receive side).
+    pub downlink_mbps: Option<f64>,
+    /// Time a node takes to handle one message, ms, drawn per message (negative draws
+    /// count as 0): a node handles its messages one at a time in arrival order, so they
+    /// queue while it is busy. A constant 0 is the same as leaving the key out.
+    pub processing_ms: Option<Dist>,
     /// Keep traffic counters per node (default: the experiment's choice).
     pub per_node_stats: Option<bool>,
 }
@@ -63,6 +70,13 @@ pub struct NetworkSpec {
     pub ordering: Ordering,
     /// Uplink, bit/s.
     pub uplink_bps: Option<f64>,
+    /// Downlink, bit/s.
+    pub downlink_bps: Option<f64>,
+    /// Per-message processing time distribution (ms), as written (`None` also for a
+    /// constant 0).
+    pub processing_ms: Option<Dist>,
+    /// Its sampler (checked when the point was validated).
+    pub processing: Option<Sampler>,
     /// Per-node traffic counters (`None`: the experiment's default).
     pub per_node_stats: Option<bool>,
 }
@@ -133,6 +147,22 @@ impl RawNetwork {
             .uplink_mbps
             .map(|m| positive("network.uplink_mbps", m).map(|m| m * 1e6))
             .transpose()?;
+        let downlink_bps = self
+            .downlink_mbps
+            .map(|m| positive("network.downlink_mbps", m).map(|m| m * 1e6))
+            .transpose()?;
+        // A constant 0 is no processing stage at all (so a sweep can include "none").
+        let processing_ms = self
+            .processing_ms
+            .filter(|d| !matches!(d, Dist::Constant { value } if *value == 0.0));
+        let processing = processing_ms
+            .as_ref()
+            .map(|d| {
+                let sampler = super::dist::check(d, "network.processing_ms")?;
+                super::dist::mean_at_most(d, "network.processing_ms", MAX_DELAY_MS)?;
+                Ok::<_, KeyError>(sampler)
+            })
+            .transpose()?;
         Ok(NetworkSpec {
             latency,
             constant_ms: self.constant_ms.unwrap_or(0.0),
@@ -141,6 +171,9 @@ impl RawNetwork {
             loss: self.loss,
             ordering: self.ordering,
             uplink_bps,
+            downlink_bps,
+            processing_ms,
+            processing,
             per_node_stats: self.per_node_stats,
         })
     }
