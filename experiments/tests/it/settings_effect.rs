@@ -48,7 +48,14 @@ fn marked_matrix(n: usize) -> String {
         s.push_str(&row.join(" "));
         s.push('\n');
     }
-    std::fs::write(&p, s).unwrap();
+    // The (experiment, key) cases run in parallel and share this file: each writes the same
+    // bytes to a file of its own and renames it into place, so a reader never sees a file
+    // being written (it once read an empty one and failed).
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = p.with_extension(format!("{}-{k}.tmp", std::process::id()));
+    std::fs::write(&tmp, s).unwrap();
+    std::fs::rename(&tmp, &p).unwrap();
     p.display().to_string()
 }
 
