@@ -169,16 +169,26 @@ impl FolderLock {
             .write(true)
             .open(&path)
             .with_context(|| format!("cannot open {}", path.display()))?;
-        match file.try_lock() {
-            Ok(()) => Ok(FolderLock { _file: file }),
-            Err(std::fs::TryLockError::WouldBlock) => bail!(
-                "{} is being written by another mmvesim run; wait for it or choose another --out",
-                dir.display()
-            ),
-            Err(std::fs::TryLockError::Error(e)) => {
-                Err(e).with_context(|| format!("cannot lock {}", path.display()))
+        // A lock just released can look held for a moment: a process that forks (to spawn a
+        // child) while the lock's file is open shares the lock until the child's `exec`
+        // closes the file. So a busy lock is tried again for up to 200 ms before the run is
+        // refused.
+        for attempt in 0.. {
+            match file.try_lock() {
+                Ok(()) => return Ok(FolderLock { _file: file }),
+                Err(std::fs::TryLockError::WouldBlock) if attempt < 10 => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => bail!(
+                    "{} is being written by another mmvesim run; wait for it or choose another --out",
+                    dir.display()
+                ),
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+                }
             }
         }
+        unreachable!("the loop returns")
     }
 }
 
