@@ -389,20 +389,8 @@ impl<N: Node> Simulation<N> {
         match ev {
             Event::Msg { from, to, body } => {
                 let msg = self.sched.bodies.take(body);
-                let size = msg.size_bytes();
-                let kind = msg.kind();
-                if !self.slots[to as usize].rt.up {
-                    self.sched
-                        .stats
-                        .with(to as usize, kind, |t| t.dropped_dead += 1);
-                    return false;
-                }
-                self.sched.stats.with(to as usize, kind, |t| {
-                    t.recv_msgs += 1;
-                    t.recv_bytes += size as u64;
-                });
-                self.dispatch(to, |n, ctx| n.on_message(ctx, from, msg));
-                true
+                let live = self.slots[to as usize].rt.up;
+                self.receive(from, to, msg, live)
             }
             Event::Timer {
                 slot,
@@ -473,10 +461,19 @@ impl<N: Node> Simulation<N> {
     fn handled(&mut self, to: NodeId, body: u32) -> bool {
         let RecvMeta { from, incarnation } = self.sched.recv_meta[body as usize];
         let msg = self.sched.bodies.take(body);
+        let rt = &self.slots[to as usize].rt;
+        let live = rt.up && rt.incarnation == incarnation;
+        self.receive(from, to, msg, live)
+    }
+
+    /// Hands `msg` to node `to` and counts it as received, or, if the node is not `live`,
+    /// counts it as dropped at a dead node (false). Shared by plain deliveries and those that
+    /// went through the receive side.
+    #[inline(always)]
+    fn receive(&mut self, from: NodeId, to: NodeId, msg: N::Msg, live: bool) -> bool {
         let size = msg.size_bytes();
         let kind = msg.kind();
-        let rt = &self.slots[to as usize].rt;
-        if !rt.up || rt.incarnation != incarnation {
+        if !live {
             self.sched
                 .stats
                 .with(to as usize, kind, |t| t.dropped_dead += 1);
