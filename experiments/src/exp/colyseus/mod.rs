@@ -116,8 +116,8 @@ pub struct Params {
     /// What a Mercury rendezvous matches: `hub-only` (the routing key alone, `x` for `rangedht`,
     /// the hashed region for `dht`; the subscriber compares the boxes) or `conjunction` (the
     /// whole box, Mercury's data model: the key and the `x` and `y` extents must all meet).
-    /// `hub-only` is the default for now, so that the existing results stay as they are; the
-    /// paper's reading is `conjunction` (docs/methods/colyseus.md, "Matching at the rendezvous").
+    /// `conjunction` is the default, our reading of the paper's prototype; `hub-only` is kept as
+    /// the ablation (docs/methods/colyseus.md, "Matching at the rendezvous").
     pub matching: mercury::Matching,
     /// Proactive replication (missiles attached to their shooter).
     pub proactive: bool,
@@ -163,7 +163,7 @@ impl Default for Params {
             map: gameworld::MapShape::Rect,
             game: GameKind::Bots,
             bots: gameworld::BotGameConfig::default(),
-            matching: mercury::Matching::HubOnly,
+            matching: mercury::Matching::Conjunction,
             proactive: true,
             pred_time_s: 1.0,
             pub_margin: 0.0,
