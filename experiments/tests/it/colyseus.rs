@@ -2,7 +2,8 @@
 //! Mercury ring in the engine, the objects each node is told about equal a brute-force match
 //! of the live publications and subscriptions, in both object-location configurations; a
 //! tentative write reaches the primary and its result every replica; byte-identical CSVs
-//! whatever the thread count; bad parameters reported with file, line and key.
+//! whatever the thread count; bad parameters reported with file, line and key; a sweep of the
+//! game settings plotted as bars per variant.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -443,4 +444,40 @@ fn bad_parameters_name_file_line_and_key() {
         "experiment = \"colyseus\"\n[churn]\nsession_s = { dist = \"exponential\", mean = 5.0 }\n",
     );
     assert_eq!(e.key.as_deref(), Some("churn"), "{e}");
+}
+
+#[test]
+fn a_sweep_of_the_game_settings_draws_bars_per_variant_instead_of_pooled_curves() {
+    let text = |sweep: &str| {
+        format!(
+            "experiment = \"colyseus\"\n[params]\nnodes = 4\nduration_s = 20.0\n\
+             measure_from_s = 5.0\nmeasure_to_s = 15.0\n[sweep]\n\"params.proactive\" = [true, false]\n{sweep}"
+        )
+    };
+    let names = |t: &str| -> Vec<String> {
+        let s = crate::parse(Path::new("scenarios/coly-plots.toml"), t).unwrap();
+        experiments::runner::Manifest::of(&*s)
+            .plots
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
+    };
+    let bots = names(&text(
+        "\"params.bots\" = [{ missile_speed = 4.0 }, { missile_speed = 8.0 }]\n",
+    ));
+    assert_eq!(
+        bots,
+        [
+            "ablation_direct_updates",
+            "ablation_missing_missiles",
+            "ablation_required"
+        ]
+    );
+    // Without it, the usual plots against the node count, and none of the ablation's.
+    let plain = names(&text(""));
+    assert!(plain.iter().any(|n| n == "table1_missiles"), "{plain:?}");
+    assert!(
+        !plain.iter().any(|n| n.starts_with("ablation_")),
+        "{plain:?}"
+    );
 }

@@ -249,6 +249,11 @@ impl Experiment for ColyseusExp {
                 .iter()
                 .any(|a| a.key == key && a.values.len() > 1)
         };
+        // A sweep of the bot game's settings (the missile and AOI ablation) compares game
+        // variants, not node counts: bars per variant rather than curves pooled over them.
+        if swept("params.bots") {
+            return game_ablation_plots();
+        }
         // On the x axis the swept node count (or PredTime): the tables' `nodes` column holds
         // the node count too, but it does not name the swept key, so the sweep would become
         // one single-point panel per node count.
@@ -334,6 +339,71 @@ impl Experiment for ColyseusExp {
         ));
         plots
     }
+}
+
+/// Plots of a sweep over `params.bots` (scenarios/colyseus-ablation-missiles.toml): a bar per
+/// game variant (the swept `bots` table, as written) with its 95 % interval over the
+/// repetitions, and the paper's values as dashed lines: Fig. 7b's direct shares (fed, proactive
+/// on), Table 1's missing missiles (fed, proactive on and off; the paper's 50-server values) and
+/// the replicas a node requires (fed and p2p, proactive on; the prototype's 23 at 40-fed and
+/// about 2 at 150 p2p nodes).
+fn game_ablation_plots() -> Vec<PlotSpec> {
+    let bars = |name: &str, title: &str, y: &str| {
+        PlotSpec::new(name, "summary", PlotKind::Bar, "params.bots", "value")
+            .with_title(title)
+            .with_aggregate(Aggregate::MeanWithCi95)
+            .with_labels("game variant (params.bots)", y)
+    };
+    let mut direct = bars(
+        "ablation_direct_updates",
+        "Fig. 7b: % of updates that bypass object location, by game variant (fed, proactive on)",
+        "% direct updates (mean, 95 % CI)",
+    )
+    .with_filter("params.deployment", "fed")
+    .with_filter("params.proactive", "true")
+    .with_filter_any(
+        "metric",
+        ["direct_player_pct", "direct_missile_pct", "direct_all_pct"],
+    )
+    .with_facet("metric")
+    .with_series("params.deployment");
+    for (metric, paper) in [
+        ("direct_player_pct", 98.97),
+        ("direct_missile_pct", 64.80),
+        ("direct_all_pct", 91.69),
+    ] {
+        direct = direct.with_reference(Reference::line(paper).in_facet(metric));
+    }
+    let missing = bars(
+        "ablation_missing_missiles",
+        "Table 1: missiles missing (all instants), by game variant (fed), proactive on/off",
+        "fraction of missiles missing (mean, 95 % CI)",
+    )
+    .with_filter("params.deployment", "fed")
+    .with_filter("metric", "missing_0ms_missile")
+    .with_series("params.proactive")
+    .with_reference(Reference::line(0.239).labelled("paper on (50 servers)"))
+    .with_reference(Reference::line(0.645).labelled("paper off (50 servers)"));
+    let required = bars(
+        "ablation_required",
+        "Replicas a node requires at an instant, by game variant (proactive on)",
+        "remote replicas required (mean, 95 % CI)",
+    )
+    .with_filter("params.proactive", "true")
+    .with_filter("metric", "required_per_instance")
+    .with_facet("params.deployment")
+    .with_series("params.deployment")
+    .with_reference(
+        Reference::line(23.0)
+            .labelled("prototype, 40-fed")
+            .in_facet("fed"),
+    )
+    .with_reference(
+        Reference::line(2.0)
+            .labelled("technical report, 150 p2p")
+            .in_facet("p2p"),
+    );
+    vec![direct, missing, required]
 }
 
 /// The Colyseus paper's Fig. 9, Table 1, Table 2 and Fig. 13b/c as drawn from the tables,
