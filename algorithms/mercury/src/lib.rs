@@ -78,7 +78,7 @@ pub use msg::{
     Category, Dir, JoinReply, Metric, Msg, Peer, RouteHeader, Routed, Sample, TakeOver,
     TakeOverReason,
 };
-pub use node::{Link, MercuryNode, NextHop, Phase, Slot};
+pub use node::{Link, MercuryNode, NextHop, Phase, RouteCounts, RouteStats, Slot};
 pub use output::{DropReason, Effects, Event, OpKind, Output, Timer};
 pub use store::{Handoff, ItemId, Publication, SoftStore, Stored, SubSeqs, Subscription};
 pub use value::{AttributeMap, Interval, Value, hash_key};

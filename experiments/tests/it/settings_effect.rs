@@ -430,3 +430,40 @@ fn shared_key(e: &dyn DynExperiment, x: &Example, key: &str, file: &Path) -> (Ve
     }
     (problems, ran)
 }
+
+/// Keys of an experiment's own `[params]` that its example leaves at their defaults are
+/// checked where they are added: here, `colyseus`'s route-cache size and discovery timing,
+/// each at two values on a small dht game (12 p2p nodes on a sqr map: subscriptions overlap
+/// several regions, so the two timings differ), must change the outputs.
+#[test]
+fn colyseus_discovery_keys_change_the_outputs() {
+    let registry = experiments::exp::registry();
+    let e = registry
+        .iter()
+        .find(|e| e.name() == "colyseus")
+        .expect("colyseus is registered");
+    let file: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/probe.toml");
+    let base: toml::Table = toml::from_str(
+        "experiment = \"colyseus\"\n[network]\nlatency = \"constant\"\nconstant_ms = 20.0\n\
+         [params]\nnodes = 12\ndeployment = \"p2p\"\nmap = \"sqr\"\nlocation = \"dht\"\n\
+         matching = \"conjunction\"\nduration_s = 12.0\nmeasure_from_s = 4.0\nmeasure_to_s = 10.0\n",
+    )
+    .unwrap();
+    let cache = Mutex::new(BTreeMap::new());
+    // Cache sizes at 40 nodes (at 12, ten successors and the predecessor already name every
+    // node, so no cache entry is ever closer than the routing table), one entry against
+    // 2 log2 n (a 12-second game does not fill 2 log2 n entries, so larger ones change nothing
+    // here; the ablation's 200-node runs show their effect).
+    for (key, a, b, nodes) in [
+        ("params.route_cache_factor", "2.0", "0.0", 12),
+        ("params.route_cache_factor", "0.2", "2.0", 40),
+        ("params.discovery_timing", "\"first\"", "\"per-region\"", 12),
+    ] {
+        let run = |v: &str| {
+            let patch = vec![(key, v.to_owned()), ("params.nodes", nodes.to_string())];
+            outcome(e, &apply(&base, &patch), &file, &cache)
+                .unwrap_or_else(|x| panic!("{key} = {v}: {x}"))
+        };
+        assert_ne!(run(a), run(b), "{key}: {a} and {b} give the same outputs");
+    }
+}

@@ -30,7 +30,7 @@ use crate::tally::Tally;
 use crate::value::{Interval, Value};
 use crate::wire::Payload;
 
-pub use route::NextHop;
+pub use route::{NextHop, RouteCounts, RouteStats};
 
 /// A routing-table entry: a peer and when we last heard from it (pong for successors and long
 /// links, ping for the predecessor and reverse long links).
@@ -160,6 +160,7 @@ pub struct MercuryNode<P> {
     scratch: Vec<(Addr, u32)>,
     fan: Vec<(u64, Addr)>,
     table: table::PeerTable,
+    route_stats: RouteStats,
 }
 
 impl<P: Payload> MercuryNode<P> {
@@ -209,6 +210,7 @@ impl<P: Payload> MercuryNode<P> {
             scratch: Vec::new(),
             fan: Vec::new(),
             table: table::PeerTable::new(),
+            route_stats: RouteStats::default(),
         })
     }
 
@@ -553,6 +555,13 @@ impl<P: Payload> MercuryNode<P> {
     #[must_use]
     pub fn cache(&self) -> &RouteCache {
         &self.cache
+    }
+
+    /// Counters of this node's routing decisions for application messages since it was
+    /// created, with how often the route cache supplied the next hop (see [`RouteStats`]).
+    #[must_use]
+    pub fn route_stats(&self) -> &RouteStats {
+        &self.route_stats
     }
 
     /// The soft-state store.

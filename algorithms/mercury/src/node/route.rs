@@ -26,6 +26,89 @@ pub enum NextHop {
     NoRoute,
 }
 
+/// Routing decisions of one kind (see [`RouteStats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RouteCounts {
+    /// The node owned the target: the message was delivered here (for a message issued here,
+    /// a rendezvous reached in zero hops).
+    pub local: u64,
+    /// The message was forwarded to a next hop.
+    pub forwarded: u64,
+    /// Forwarded to a next hop the route cache supplied: a cache hit (an entry wins only when
+    /// it starts strictly closer to the target than every routing-table peer).
+    pub cache_hits: u64,
+    /// Cache hits whose entry covers the target: the message went straight to its owner.
+    pub cache_owner_hits: u64,
+}
+
+impl RouteCounts {
+    /// The share of forwarding decisions that the route cache supplied (`NaN` with none).
+    #[must_use]
+    pub fn hit_rate(&self) -> f64 {
+        if self.forwarded == 0 {
+            f64::NAN
+        } else {
+            self.cache_hits as f64 / self.forwarded as f64
+        }
+    }
+
+    /// These counts minus `earlier` (counters of the same node at an earlier time).
+    #[must_use]
+    pub fn since(&self, earlier: &Self) -> Self {
+        Self {
+            local: self.local - earlier.local,
+            forwarded: self.forwarded - earlier.forwarded,
+            cache_hits: self.cache_hits - earlier.cache_hits,
+            cache_owner_hits: self.cache_owner_hits - earlier.cache_owner_hits,
+        }
+    }
+
+    /// Adds `o` (to sum several nodes' counts).
+    pub fn add(&mut self, o: &Self) {
+        self.local += o.local;
+        self.forwarded += o.forwarded;
+        self.cache_hits += o.cache_hits;
+        self.cache_owner_hits += o.cache_owner_hits;
+    }
+}
+
+/// Counters of the routing decisions a node made for application messages (lookups,
+/// publications, subscriptions, range queries; ring maintenance such as joins and long-link
+/// requests is not counted), so that a driver can measure how often the route cache supplies
+/// the next hop. Counting never changes routing. Read with [`MercuryNode::route_stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RouteStats {
+    /// Decisions about messages issued at this node (the origin's first hop).
+    pub issued: RouteCounts,
+    /// Decisions about messages other nodes issued (relays, and arrivals at the owner).
+    pub relayed: RouteCounts,
+}
+
+impl RouteStats {
+    /// These counters minus `earlier` (the same node's at an earlier time).
+    #[must_use]
+    pub fn since(&self, earlier: &Self) -> Self {
+        Self {
+            issued: self.issued.since(&earlier.issued),
+            relayed: self.relayed.since(&earlier.relayed),
+        }
+    }
+
+    /// Adds `o` (to sum several nodes' counters).
+    pub fn add(&mut self, o: &Self) {
+        self.issued.add(&o.issued);
+        self.relayed.add(&o.relayed);
+    }
+
+    /// Issued and relayed decisions together.
+    #[must_use]
+    pub fn all(&self) -> RouteCounts {
+        let mut a = self.issued;
+        a.add(&self.relayed);
+        a
+    }
+}
+
 impl<P: Payload> MercuryNode<P> {
     /// The greedy next hop towards `target`: among every known peer (successors, predecessor,
     /// long links, old-epoch links, reverse long links) and the route cache, the one whose range
@@ -76,7 +159,33 @@ impl<P: Payload> MercuryNode<P> {
         if !self.serving() {
             return Self::drop_route(&hdr, DropReason::NotMember, out);
         }
-        match self.next_hop(hdr.target) {
+        let hop = self.next_hop(hdr.target);
+        if !matches!(body, Routed::Neighbor { .. } | Routed::Join) {
+            let c = if hdr.hops == 0 && hdr.origin == self.addr {
+                &mut self.route_stats.issued
+            } else {
+                &mut self.route_stats.relayed
+            };
+            match hop {
+                NextHop::Local => c.local += 1,
+                NextHop::Forward { to, cached } => {
+                    c.forwarded += 1;
+                    if cached {
+                        c.cache_hits += 1;
+                        if self
+                            .cache
+                            .entries()
+                            .iter()
+                            .any(|e| e.peer.addr == to && e.peer.range.contains(hdr.target))
+                        {
+                            c.cache_owner_hits += 1;
+                        }
+                    }
+                }
+                NextHop::NoRoute => {}
+            }
+        }
+        match hop {
             NextHop::Local => self.deliver(now, hdr, body, out),
             NextHop::Forward { to, .. } => {
                 if hdr.hops >= self.cfg.max_hops {

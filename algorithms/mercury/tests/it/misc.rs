@@ -396,3 +396,70 @@ fn redraw_links_replaces_every_link() {
     idle.redraw_links(0, &mut out);
     assert!(out.is_empty());
 }
+
+/// Route statistics on a hand-checkable ring: 16 equal ranges, one successor, no long links,
+/// a 4-entry route cache. Node 0's first lookup of a key of node 8 walks the successors (one
+/// forwarding decision at the origin, seven relays, the arrival at 8); the answer puts node 8
+/// in 0's cache, so the second lookup goes straight there (a hit on the owner), and a lookup
+/// of a key of node 9 takes the cached node 8 as its first hop (a hit that is not the owner).
+#[test]
+fn route_stats_count_cache_hits_by_hand() {
+    let unit = u64::MAX / 16 + 1;
+    let c = Arc::new(Config {
+        successors: 1,
+        long_links: mercury::LongLinks::Fixed { k: 0, min_n: 0 },
+        cache_size: mercury::CacheSize::Fixed(4),
+        ..Config::default()
+    });
+    let members = build::equal_ring(16);
+    let mut net = static_net(c, &members, 3, Latency::Const(MS));
+    let key = |node: u64| node * unit + unit / 2;
+    let stats = |net: &crate::driver::Net<crate::common::Node>, a: Addr| {
+        *net.nodes[a as usize].route_stats()
+    };
+    net.call(0, |nd, now, out| nd.lookup(now, key(8), out))
+        .unwrap();
+    net.run_until(net.now + SEC);
+    let s0 = stats(&net, 0);
+    assert_eq!(
+        (s0.issued.forwarded, s0.issued.cache_hits, s0.issued.local),
+        (1, 0, 0)
+    );
+    for a in 1..8 {
+        let s = stats(&net, a);
+        assert_eq!(
+            (s.relayed.forwarded, s.relayed.cache_hits),
+            (1, 0),
+            "node {a}"
+        );
+    }
+    assert_eq!(stats(&net, 8).relayed.local, 1);
+    assert_eq!(net.nodes[0].cache().len(), 1);
+
+    net.call(0, |nd, now, out| nd.lookup(now, key(8), out))
+        .unwrap();
+    net.call(0, |nd, now, out| nd.lookup(now, key(9), out))
+        .unwrap();
+    net.call(0, |nd, now, out| nd.lookup(now, key(0), out))
+        .unwrap();
+    net.run_until(net.now + SEC);
+    let s0 = stats(&net, 0);
+    assert_eq!(
+        s0.issued,
+        mercury::RouteCounts {
+            local: 1,
+            forwarded: 3,
+            cache_hits: 2,
+            cache_owner_hits: 1,
+        }
+    );
+    assert!((s0.issued.hit_rate() - 2.0 / 3.0).abs() < 1e-12);
+    // Node 8: two arrivals as owner, one relay towards 9 (its successor, not the cache).
+    let s8 = stats(&net, 8).relayed;
+    assert_eq!((s8.local, s8.forwarded, s8.cache_hits), (2, 1, 0));
+    assert_eq!(stats(&net, 9).relayed.local, 1);
+    let all: u64 = (0..16).map(|a| stats(&net, a).all().forwarded).sum();
+    assert_eq!(all, 1 + 7 + 1 + 1 + 1);
+    let later = stats(&net, 0);
+    assert_eq!(later.since(&later), mercury::RouteStats::default());
+}

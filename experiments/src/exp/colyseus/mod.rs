@@ -24,7 +24,7 @@ use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
 use crate::table::Table;
 
-pub use recorder::Recorder;
+pub use recorder::{Recorder, Timing};
 
 /// Object-location configuration (§6.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -152,6 +152,16 @@ pub struct Params {
     /// `random` (each node offset by its own uniform draw in [0, frame), fixed for the run;
     /// each node's missing replicas are then measured at its own frame instant).
     pub frame_phase: FramePhase,
+    /// Size of each Mercury node's route cache as a multiple of `log2 n̂` (rounded, at least one
+    /// entry; Colyseus's `2 log n` is 2, the default; 0 turns the cache off, and with it the
+    /// rendezvous' acknowledgements that fill it).
+    #[schemars(range(min = 0.0, max = 1000.0))]
+    pub route_cache_factor: f64,
+    /// How the summary's discovery latency, routing part and hops time a subscription sent to
+    /// several rendezvous at once (`dht`: one per region it overlaps): `first` (the first match
+    /// at any of them, one sample per subscription) or `per-region` (each region's rendezvous
+    /// timed on its own, one sample per region). The `discovery` table holds both.
+    pub discovery_timing: Timing,
 }
 
 impl Default for Params {
@@ -175,6 +185,8 @@ impl Default for Params {
             measure_from_s: 90.0,
             measure_to_s: 390.0,
             frame_phase: FramePhase::Lockstep,
+            route_cache_factor: 2.0,
+            discovery_timing: Timing::First,
         }
     }
 }
@@ -257,14 +269,18 @@ impl Experiment for ColyseusExp {
         // On the x axis the swept node count (or PredTime): the tables' `nodes` column holds
         // the node count too, but it does not name the swept key, so the sweep would become
         // one single-point panel per node count.
-        let x = ["topology.hosts", "params.pred_time_s"]
-            .into_iter()
-            .find(|&k| swept(k))
-            .unwrap_or("nodes");
-        let x_label = if x == "params.pred_time_s" {
-            "PredTime (s)"
-        } else {
-            "nodes"
+        let x = [
+            "topology.hosts",
+            "params.pred_time_s",
+            "params.route_cache_factor",
+        ]
+        .into_iter()
+        .find(|&k| swept(k))
+        .unwrap_or("nodes");
+        let x_label = match x {
+            "params.pred_time_s" => "PredTime (s)",
+            "params.route_cache_factor" => "route cache (entries / log2 n)",
+            _ => "nodes",
         };
         // sqr and rect maps in panels of their own rather than averaged together.
         let by_map = swept("params.map");

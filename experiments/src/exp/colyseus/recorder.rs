@@ -61,6 +61,9 @@ pub struct Recorder {
     /// up for every match sent; only read in whole where the order does not matter.
     parts: HashMap<(Addr, u32), usize, foldhash::fast::FixedState>,
     arrivals: BTreeMap<(Addr, u32), (u64, u16)>,
+    /// Tracked subscription parts → the time the first match for that part was generated
+    /// (per-region timing, [`Timing::PerRegion`]).
+    part_first: BTreeMap<(Addr, u32), u64>,
     /// The last logical subscription: (node, time, record) and its index.
     last_sub: Option<(Addr, u64, Record, usize)>,
     issue: Vec<(u32, u64)>,
@@ -119,6 +122,30 @@ fn merged<T: Copy>(lists: &[&[T]], time: impl Fn(&T) -> u64) -> Vec<T> {
     }
 }
 
+/// How a subscription sent to several rendezvous at once (one per region in `dht`) is timed.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timing {
+    /// One sample per logical subscription: issue → the first match generated at any of its
+    /// rendezvous (the earliest of parallel lookups wins; the paper's Fig. 10 as we read it).
+    #[default]
+    First,
+    /// One sample per part (region key): issue → the first match generated for that part, so
+    /// no minimum over parallel rendezvous is taken. Identical to `first` for `rangedht`,
+    /// whose subscriptions have one part.
+    PerRegion,
+}
+
 /// Discovery latencies of the tracked subscriptions.
 pub struct Discovery {
     /// Issue → first match generated, ms.
@@ -129,6 +156,9 @@ pub struct Discovery {
     pub matching: Binned,
     /// Routing hops to the first rendezvous.
     pub hops: Binned,
+    /// Rendezvous (keys) each tracked logical subscription was sent to at once: one for
+    /// `rangedht`, one per overlapped region for `dht`.
+    pub rendezvous: Binned,
     /// Tracked subscriptions that matched nothing (or whose rendezvous was not seen).
     pub unmatched: u64,
     /// Tracked subscriptions.
@@ -144,6 +174,7 @@ impl Recorder {
             subs: Vec::new(),
             parts: HashMap::default(),
             arrivals: BTreeMap::new(),
+            part_first: BTreeMap::new(),
             last_sub: None,
             issue: vec![(u32::MAX, 0); nodes * RING],
             delivery_ms: Binned::new(),
@@ -267,26 +298,54 @@ impl Recorder {
     }
 
     fn apply_generated(&mut self, now: u64, subscriber: Addr, seq: u32) {
-        if let Some(&l) = self.parts.get(&(subscriber, seq))
-            && self.subs[l].first.is_none()
-        {
-            self.subs[l].first = Some((now, seq));
+        if let Some(&l) = self.parts.get(&(subscriber, seq)) {
+            if self.subs[l].first.is_none() {
+                self.subs[l].first = Some((now, seq));
+            }
+            self.part_first.entry((subscriber, seq)).or_insert(now);
         }
     }
 
-    /// The discovery latencies of the subscriptions tracked in the window.
-    pub fn discovery(&self) -> Discovery {
+    /// The discovery latencies of the subscriptions tracked in the window, timed as `timing`
+    /// says.
+    pub fn discovery(&self, timing: Timing) -> Discovery {
         let mut d = Discovery {
             discovery: Binned::new(),
             routing: Binned::new(),
             matching: Binned::new(),
             hops: Binned::new(),
+            rendezvous: Binned::new(),
             unmatched: 0,
             tracked: self.subs.len() as u64,
         };
         let mut owner: Vec<Addr> = vec![0; self.subs.len()];
+        let mut keys: Vec<u32> = vec![0; self.subs.len()];
         for (&(a, _), &l) in &self.parts {
             owner[l] = a;
+            keys[l] += 1;
+        }
+        for &k in &keys {
+            d.rendezvous.record(f64::from(k));
+        }
+        if timing == Timing::PerRegion {
+            // Every part (region key) on its own: issue → its first match and its arrival.
+            d.tracked = self.parts.len() as u64;
+            d.unmatched = d.tracked;
+            for (key, &t) in &self.part_first {
+                let (Some(&l), Some(&(elapsed, hops))) =
+                    (self.parts.get(key), self.arrivals.get(key))
+                else {
+                    continue;
+                };
+                d.unmatched -= 1;
+                let disc = (t - self.subs[l].issued) as f64 / 1e6;
+                let r = elapsed as f64 / 1e6;
+                d.discovery.record(disc);
+                d.routing.record(r);
+                d.matching.record((disc - r).max(0.0));
+                d.hops.record(f64::from(hops));
+            }
+            return d;
         }
         for (l, s) in self.subs.iter().enumerate() {
             let Some((t, seq)) = s.first else {

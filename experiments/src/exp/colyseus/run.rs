@@ -50,6 +50,15 @@ pub fn make_game(p: &Params, players: usize, seed: u64) -> anyhow::Result<Box<dy
     }
 }
 
+/// The routing decisions of every node so far, summed.
+fn route_sum(sim: &Simulation<H>) -> mercury::RouteStats {
+    let mut s = mercury::RouteStats::default();
+    for h in sim.nodes() {
+        s.add(h.overlay().route_stats());
+    }
+    s
+}
+
 fn snapshot(sim: &Simulation<H>) -> Vec<(Traffic, ColyTraffic)> {
     sim.nodes()
         .map(|h| (*h.traffic(), *h.app().traffic()))
@@ -86,6 +95,13 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     let mut base = mercury_config(Ring::MercuryOracle, true);
     base.load_balance = p.location == Location::Loadbal;
     base.matching = p.matching;
+    base.cache_size = if p.route_cache_factor > 0.0 {
+        mercury::CacheSize::LogN {
+            factor: p.route_cache_factor,
+        }
+    } else {
+        mercury::CacheSize::Off
+    };
     let mcfg = colyseus::mercury_glue::config(&keys, base);
     let members = mercury_members(ring, Layout::Equal, n, job.seed);
     let track_every = n.div_ceil(TRACKED_NODES).max(1) as u32;
@@ -190,6 +206,8 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
 
     let mut t0: Option<Vec<(Traffic, ColyTraffic)>> = None;
     let mut t1: Option<Vec<(Traffic, ColyTraffic)>> = None;
+    let mut r0: Option<mercury::RouteStats> = None;
+    let mut r1: Option<mercury::RouteStats> = None;
     let mut last_sec: Vec<u64> = Vec::new();
     let mut bursts: Vec<Vec<f64>> = vec![Vec::new(); n];
     let sec = 1_000_000_000u64;
@@ -350,10 +368,12 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         }
         if now >= from && t0.is_none() {
             t0 = Some(snapshot(&sim));
+            r0 = Some(route_sum(&sim));
             last_sec = sim.nodes().map(|h| h.traffic().total_bytes()).collect();
         }
         if now >= to && t1.is_none() {
             t1 = Some(snapshot(&sim));
+            r1 = Some(route_sum(&sim));
         }
         if window && (now - from).is_multiple_of(sec) && now > from {
             for (i, h) in sim.nodes().enumerate() {
@@ -386,6 +406,8 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     let end = sim.now().as_nanos();
     let t0 = t0.unwrap_or_else(|| snapshot(&sim));
     let t1 = t1.unwrap_or_else(|| snapshot(&sim));
+    let r0 = r0.unwrap_or_else(|| route_sum(&sim));
+    let r1 = r1.unwrap_or_else(|| route_sum(&sim));
     let span_s = (to.min(end + frame).saturating_sub(from)) as f64 / 1e9;
     let events = sim.events_processed();
     // The last frames since the periodic report count too (the run's event total sums
@@ -393,9 +415,11 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     job.progress.report(1.0, events);
     drop(sim);
     let rec = std::mem::replace(&mut *rec.borrow_mut(), Recorder::new(0, 1));
-    super::tables::tables(
+    let mut tables = super::tables::tables(
         p, n, players, span_s, &t0, &t1, &bursts, &measure, &rec, &direct_ms, events,
-    )
+    )?;
+    tables.push(super::tables::discovery_table(p, n, &r1.since(&r0), &rec));
+    Ok(tables)
 }
 
 /// The area of interest (half-widths) of `player`.

@@ -11,7 +11,10 @@
 //! * `missing_cdf`: the same as a cumulative distribution, one row per count from 0 to the
 //!   largest seen (Fig. 13b as the paper draws it);
 //! * `distance`: quantiles of the distance from a player to required and to missing objects
-//!   (Fig. 13c).
+//!   (Fig. 13c);
+//! * `discovery`: the route cache's hit rate over the measurement window, the rendezvous a
+//!   subscription is sent to at once, and discovery timed both ways ([`super::Timing`]), one row
+//!   per metric (simulated runs only).
 
 use super::Params;
 use super::measure::{GRACES_MS, MAX_COUNT, Measure};
@@ -208,7 +211,7 @@ pub fn tables(
             direct(&m.direct, &m.updates, k),
         );
     }
-    let d = rec.discovery();
+    let d = rec.discovery(p.discovery_timing);
     for (name, b) in [
         ("discovery", &d.discovery),
         ("routing", &d.routing),
@@ -284,4 +287,40 @@ pub fn tables(
         }
     }
     Ok(vec![summary, nodes, latency, counts, cdf, dist])
+}
+
+/// The `discovery` table of a simulated job: `route` is the routing decisions of every node
+/// over the measurement window (summed), `rec` the run's recorder. Discovery latency, its
+/// routing part and hops are given under both timings, so that one run compares them.
+pub fn discovery_table(p: &Params, n: usize, route: &mercury::RouteStats, rec: &Recorder) -> Table {
+    let loc = p.location.name();
+    let mut t = Table::new("discovery", &["location", "nodes", "metric", "value"]);
+    let mut put = |metric: &str, v: f64| t.push(row![loc, n, metric, v]);
+    for (scope, c) in [("all", route.all()), ("issued", route.issued)] {
+        put(&format!("{scope}_local"), c.local as f64);
+        put(&format!("{scope}_forwarded"), c.forwarded as f64);
+        put(&format!("{scope}_cache_hits"), c.cache_hits as f64);
+        put(&format!("{scope}_cache_hit_rate"), c.hit_rate());
+        put(
+            &format!("{scope}_cache_owner_rate"),
+            ratio(c.cache_owner_hits, c.forwarded),
+        );
+    }
+    for (timing, name) in [
+        (super::Timing::First, "first"),
+        (super::Timing::PerRegion, "region"),
+    ] {
+        let d = rec.discovery(timing);
+        if timing == super::Timing::First {
+            put("rendezvous_mean", d.rendezvous.mean());
+            put("rendezvous_median", q(&d.rendezvous, 0.5));
+        }
+        put(&format!("{name}_discovery_median_ms"), q(&d.discovery, 0.5));
+        put(&format!("{name}_discovery_mean_ms"), d.discovery.mean());
+        put(&format!("{name}_routing_median_ms"), q(&d.routing, 0.5));
+        put(&format!("{name}_hops_mean"), d.hops.mean());
+        put(&format!("{name}_samples"), d.discovery.count() as f64);
+        put(&format!("{name}_unmatched"), d.unmatched as f64);
+    }
+    t
 }
