@@ -248,6 +248,12 @@ impl Experiment for LiveColyseus {
 
     fn check(&self, p: &Params, settings: &Settings) -> Result<(), KeyError> {
         ColyseusExp.check(p, settings)?;
+        if p.ring != Ring::MercuryOracle {
+            return Err(KeyError::new(
+                "params.ring",
+                "the live run installs a static ring: only `mercury-oracle`",
+            ));
+        }
         let n = node_count(settings, p.nodes);
         check_live(settings, n, MAX_COLYSEUS_NODES, "topology.hosts")
     }
@@ -560,7 +566,18 @@ fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     job.progress.report(1.0, events);
     let rec = std::mem::replace(&mut *rec.0.lock().expect("recorder"), Recorder::new(0, 1));
     let mut tables = crate::exp::colyseus::tables::tables(
-        p, n, players, span_s, &t0, &t1, &bursts, &measure, &rec, &direct_ms, events,
+        p,
+        n,
+        players,
+        span_s,
+        &t0,
+        &t1,
+        &bursts,
+        &measure,
+        &rec,
+        &direct_ms,
+        events,
+        &[],
     )?;
     let keys = row![p.location.name()];
     let mut nodes_t = Table::new(

@@ -408,6 +408,75 @@ fn random_frame_phases_are_deterministic_and_measured_per_node() {
     );
 }
 
+/// A p2p game over a ring built by Mercury's join protocol with sampled n̂, beside the
+/// default oracle ring; 24 nodes so that n̂ reaches the 8 nodes that get long links.
+const JOINED: &str = r#"
+experiment = "colyseus"
+description = "protocol-built ring"
+reproduces = "none"
+seed = 5
+repetitions = 1
+[network]
+latency = "constant"
+constant_ms = 20.0
+[params]
+nodes = 24
+deployment = "p2p"
+map = "sqr"
+matching = "conjunction"
+duration_s = 60.0
+measure_from_s = 40.0
+measure_to_s = 55.0
+[sweep]
+"params.ring" = ["mercury-oracle", "mercury-sampled"]
+"#;
+
+#[test]
+fn a_protocol_built_ring_finishes_joining_and_the_game_runs_deterministically() {
+    let tmp = crate::scratch("coly-joined");
+    let (a, b) = (tmp.path().join("j-1"), tmp.path().join("j-2"));
+    run_text("joined-colyseus.toml", JOINED, &a, 1);
+    run_text("joined-colyseus.toml", JOINED, &b, 2);
+    for t in ["summary", "nodes", "latency"] {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, y, "{t}.csv differs between two runs (--jobs 1 and 2)");
+    }
+    let rows = read(&a, "summary");
+    let get = |ring: &str, m: &str| -> Option<f64> {
+        rows.iter()
+            .find(|r| r["params.ring"] == ring && r["metric"] == m)
+            .map(|r| num(r, "value"))
+    };
+    let joined = |m: &str| get("mercury-sampled", m).unwrap_or_else(|| panic!("{m}"));
+    // Every node joined before the window opened, and every node is a member at its start.
+    let at = joined("ring_joined_s");
+    assert!(at > 0.0 && at < 40.0, "joined at {at} s");
+    assert_eq!(joined("ring_members_at_start"), 24.0);
+    // Midpoint splits at random values: the ranges are not the oracle's equal ones.
+    assert!(joined("range_max_norm_at_start") > 1.0);
+    // n̂ is sampled: an estimate near the truth, not the exact count everywhere.
+    let (lo, hi) = (
+        joined("n_hat_ratio_min_at_start"),
+        joined("n_hat_ratio_max_at_start"),
+    );
+    assert!(lo > 0.2 && hi < 5.0 && lo < hi, "n̂/n in [{lo}, {hi}]");
+    // The oracle ring reports none of this; the game runs and discovers on both.
+    assert!(get("mercury-oracle", "ring_joined_s").is_none());
+    for ring in ["mercury-oracle", "mercury-sampled"] {
+        let d = get(ring, "discovery_median_ms").unwrap();
+        assert!(d > 0.0 && d < 2000.0, "{ring}: discovery {d} ms");
+        let m0 = get(ring, "missing_0ms").unwrap();
+        assert!((0.0..=1.0).contains(&m0), "{ring}: missing {m0}");
+    }
+    let bad = crate::parse(
+        Path::new("scenarios/coly-bad.toml"),
+        "experiment = \"colyseus\"\n[params]\nlocation = \"dht\"\nring = \"mercury-sampled\"\n",
+    )
+    .unwrap_err();
+    assert_eq!(bad.key.as_deref(), Some("params.ring"), "{bad}");
+}
+
 #[test]
 fn bad_parameters_name_file_line_and_key() {
     let bad = |text: &str| crate::parse(Path::new("scenarios/coly-bad.toml"), text).unwrap_err();

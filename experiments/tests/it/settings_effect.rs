@@ -339,6 +339,38 @@ fn every_shared_key_is_refused_or_changes_the_outputs() {
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
+/// Keys of an experiment's own `[params]` that a case above cannot reach (the shared-table
+/// test knows no experiment): each pair of patches must validate on both sides and change the
+/// outputs of the experiment's example.
+#[test]
+fn experiment_keys_change_the_outputs() {
+    let registry = experiments::exp::registry();
+    let file: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/probe.toml");
+    let cases: [(&str, Patch, Patch); 1] = [(
+        // The protocol-built ring (joins, sampled n̂) against the oracle ring.
+        "colyseus",
+        vec![
+            ("params.ring", "\"mercury-oracle\"".into()),
+            ("params.nodes", "12".into()),
+        ],
+        vec![
+            ("params.ring", "\"mercury-sampled\"".into()),
+            ("params.nodes", "12".into()),
+        ],
+    )];
+    for (name, a, b) in cases {
+        let e = registry
+            .iter()
+            .find(|e| e.name() == name)
+            .unwrap_or_else(|| panic!("{name} is registered"));
+        let x = example(e, &file).unwrap_or_else(|p| panic!("{p}"));
+        let (ta, tb) = (apply(&x.base, &a), apply(&x.base, &b));
+        let ra = outcome(e, &ta, &file, &x.cache).unwrap_or_else(|p| panic!("{name}: {p}"));
+        let rb = outcome(e, &tb, &file, &x.cache).unwrap_or_else(|p| panic!("{name}: {p}"));
+        assert_ne!(ra, rb, "{name}: {a:?} and {b:?} give the same outputs");
+    }
+}
+
 /// An experiment's example scenario, parsed and known to validate and run.
 struct Example {
     /// The example as a TOML table, with `experiment` set.

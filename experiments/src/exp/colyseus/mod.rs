@@ -18,7 +18,7 @@ pub mod workload;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::dht::{check_memory, node_count};
+use super::dht::{Ring, check_memory, node_count};
 use crate::experiment::{Estimate, Experiment, Job};
 use crate::plot::{Aggregate, PlotKind, PlotSpec, Reference};
 use crate::scenario::{KeyError, Scenario, Settings, Tables, Use, in_range};
@@ -119,6 +119,15 @@ pub struct Params {
     /// `conjunction` is the default, our reading of the paper's prototype; `hub-only` is kept as
     /// the ablation (docs/methods/colyseus.md, "Matching at the rendezvous").
     pub matching: mercury::Matching,
+    /// How the Mercury ring of `rangedht` and `loadbal` is run, with the `dht-*` experiments'
+    /// names: `mercury-oracle` (the default: members installed on equal static ranges with an
+    /// exact `n̂` and rank → value map) or `mercury-sampled` (Mercury as the protocol runs it:
+    /// node 0 creates the ring at time 0, every other node joins through the protocol at the
+    /// owner of a random value, and `n̂` and the rank → value map come from random-walk
+    /// sampling; long links are redrawn by the protocol as `n̂` grows). `dht` always runs the
+    /// hashed ring (oracle `n̂`), so it takes only the default. docs/methods/colyseus.md,
+    /// "Ring construction".
+    pub ring: Ring,
     /// Proactive replication (missiles attached to their shooter).
     pub proactive: bool,
     /// `PredTime`: how far interest is predicted, and the subscriptions' lifetime, seconds.
@@ -174,6 +183,7 @@ impl Default for Params {
             game: GameKind::Bots,
             bots: gameworld::BotGameConfig::default(),
             matching: mercury::Matching::Conjunction,
+            ring: Ring::MercuryOracle,
             proactive: true,
             pred_time_s: 1.0,
             pub_margin: 0.0,
@@ -228,6 +238,22 @@ impl Experiment for ColyseusExp {
         )?;
         if n < 2 {
             return Err(KeyError::new("params.nodes", "at least 2 nodes"));
+        }
+        match (p.ring, p.location) {
+            (Ring::MercuryOracle, _) => {}
+            (Ring::MercurySampled, Location::Rangedht | Location::Loadbal) => {}
+            (Ring::MercurySampled, Location::Dht) => {
+                return Err(KeyError::new(
+                    "params.ring",
+                    "`mercury-sampled` applies to `rangedht` and `loadbal`; `dht` runs the hashed ring with an exact n̂",
+                ));
+            }
+            (Ring::Hashed | Ring::Chord, _) => {
+                return Err(KeyError::new(
+                    "params.ring",
+                    "Colyseus runs `mercury-oracle` or `mercury-sampled` (`params.location = \"dht\"` selects the hashed ring)",
+                ));
+            }
         }
         let mut cfg = p.bots.clone();
         cfg.players = u32::try_from(n * p.deployment.players_per_node())
@@ -287,6 +313,9 @@ impl Experiment for ColyseusExp {
         // A matching ablation compares the matchings (of one location) rather than locations.
         let series = if swept("params.matching") {
             "params.matching"
+        } else if swept("params.ring") {
+            // A ring ablation compares the rings (of one location).
+            "params.ring"
         } else {
             "location"
         };

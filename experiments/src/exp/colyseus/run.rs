@@ -15,14 +15,20 @@ use super::recorder::Recorder;
 use super::workload::{Bots, Game, Kind, Obj, Walkers, WorldEvent};
 use super::{FramePhase, GameKind, Location, Params};
 use crate::environment::EnvOptions;
-use crate::exp::dht::{Layout, Ring, mercury_config, mercury_hosts, mercury_members};
+use crate::exp::dht::{
+    Layout, Ring, mercury_config, mercury_hosts, mercury_joined_hosts, mercury_members,
+};
 use crate::experiment::Job;
 use crate::nodes::Binned;
 use crate::nodes::colyseus::{ColyTraffic, ColyseusApp};
-use crate::nodes::mercury::{Host, Traffic};
+use crate::nodes::mercury::{Host, Overlay as _, Traffic};
 use crate::table::Table;
 
 type H = Host<crate::nodes::colyseus::Overlay, ColyseusApp<Rc<RefCell<Recorder>>>>;
+
+/// A protocol-built ring (`params.ring = "mercury-sampled"`): node `i` joins `i` times this
+/// after the start (150 nodes: the last starts its join at 14.9 s).
+pub const JOIN_SPACING: SimTime = SimTime::from_millis(100);
 
 /// Subscriptions of at most this many nodes are tracked for discovery latency.
 const TRACKED_NODES: usize = 200;
@@ -89,10 +95,19 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     ccfg.validate()
         .map_err(|e| anyhow::anyhow!("Colyseus configuration: {e}"))?;
     let ring = match p.location {
-        Location::Rangedht | Location::Loadbal => Ring::MercuryOracle,
+        Location::Rangedht | Location::Loadbal => p.ring,
         Location::Dht => Ring::Hashed,
     };
-    let mut base = mercury_config(Ring::MercuryOracle, true);
+    // The protocol-built ring: joins and sampled n̂ (the check refuses it for `dht`).
+    let joined = ring == Ring::MercurySampled;
+    let mut base = mercury_config(
+        if joined {
+            Ring::MercurySampled
+        } else {
+            Ring::MercuryOracle
+        },
+        true,
+    );
     base.load_balance = p.location == Location::Loadbal;
     base.matching = p.matching;
     base.cache_size = if p.route_cache_factor > 0.0 {
@@ -103,17 +118,22 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         mercury::CacheSize::Off
     };
     let mcfg = colyseus::mercury_glue::config(&keys, base);
-    let members = mercury_members(ring, Layout::Equal, n, job.seed);
     let track_every = n.div_ceil(TRACKED_NODES).max(1) as u32;
     let rec = Rc::new(RefCell::new(Recorder::new(n, track_every)));
     let mut cnodes = (0..n)
         .map(|i| ColyseusNode::new(i as Addr, ccfg).map(Some))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("Colyseus node: {e}"))?;
-    let (hosts, _buffers) = mercury_hosts::<Record, _>(mcfg, &members, job.seed, true, |i| {
+    let app = |i: usize| {
         let node = cnodes[i].take().expect("one Colyseus node per host");
         ColyseusApp::new(node, Rc::clone(&rec))
-    })?;
+    };
+    let (hosts, _buffers) = if joined {
+        mercury_joined_hosts::<Record, _>(mcfg, n, job.seed, JOIN_SPACING, app)?
+    } else {
+        let members = mercury_members(ring, Layout::Equal, n, job.seed);
+        mercury_hosts::<Record, _>(mcfg, &members, job.seed, true, app)?
+    };
     let mut sim = Simulation::new(hosts, env.network, env.config);
 
     // Direct one-way latencies between nodes (Fig. 7a's "topology" line).
@@ -204,6 +224,10 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         }
     };
 
+    // A protocol-built ring: when the last node became a member, and the ring as the
+    // measurement window opens (n̂ / n over the nodes, the largest range × n / 2^64).
+    let mut joined_at: Option<u64> = None;
+    let mut ring_at_from: Option<RingState> = None;
     let mut t0: Option<Vec<(Traffic, ColyTraffic)>> = None;
     let mut t1: Option<Vec<(Traffic, ColyTraffic)>> = None;
     let mut r0: Option<mercury::RouteStats> = None;
@@ -216,6 +240,14 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         let now = k * frame;
         sim.run_until(SimTime(now));
         sim.check_progress()?;
+        if joined {
+            if joined_at.is_none() && sim.nodes().all(|h| h.overlay().is_member()) {
+                joined_at = Some(now);
+            }
+            if now >= from && ring_at_from.is_none() {
+                ring_at_from = Some(RingState::of(&sim, joined_at));
+            }
+        }
         if k > 0 {
             evs.clear();
             game.step(&mut evs);
@@ -409,6 +441,12 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     let r0 = r0.unwrap_or_else(|| route_sum(&sim));
     let r1 = r1.unwrap_or_else(|| route_sum(&sim));
     let span_s = (to.min(end + frame).saturating_sub(from)) as f64 / 1e9;
+    let extra = if joined {
+        let at_from = ring_at_from.unwrap_or_else(|| RingState::of(&sim, joined_at));
+        at_from.rows(RingState::of(&sim, joined_at))
+    } else {
+        Vec::new()
+    };
     let events = sim.events_processed();
     // The last frames since the periodic report count too (the run's event total sums
     // the jobs' final reports).
@@ -416,10 +454,66 @@ pub fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     drop(sim);
     let rec = std::mem::replace(&mut *rec.borrow_mut(), Recorder::new(0, 1));
     let mut tables = super::tables::tables(
-        p, n, players, span_s, &t0, &t1, &bursts, &measure, &rec, &direct_ms, events,
+        p, n, players, span_s, &t0, &t1, &bursts, &measure, &rec, &direct_ms, events, &extra,
     )?;
     tables.push(super::tables::discovery_table(p, n, &r1.since(&r0), &rec));
     Ok(tables)
+}
+
+/// The state of a protocol-built ring at one instant (`params.ring = "mercury-sampled"`).
+struct RingState {
+    /// When every node had become a member, seconds (NaN: not yet).
+    joined_s: f64,
+    /// Members.
+    members: usize,
+    /// Mean, least and largest `n̂ / n` over the members.
+    n_hat: (f64, f64, f64),
+    /// The largest range over the members, × n / 2^64 (1 on equal ranges).
+    range_max: f64,
+    /// Joins the hosts started (first joins and restarts of stuck ones).
+    joins: u64,
+}
+
+impl RingState {
+    fn of(sim: &Simulation<H>, joined_at: Option<u64>) -> Self {
+        let n = sim.node_count() as f64;
+        let (mut sum, mut lo, mut hi, mut wide, mut m) = (0.0, f64::INFINITY, 0.0f64, 0.0f64, 0);
+        for h in sim.nodes() {
+            let o = h.overlay();
+            if !o.is_member() {
+                continue;
+            }
+            let r = o.n_hat() / n;
+            sum += r;
+            lo = lo.min(r);
+            hi = hi.max(r);
+            wide = wide.max(o.range().len() as f64 * n / 2f64.powi(64));
+            m += 1;
+        }
+        RingState {
+            joined_s: joined_at.map_or(f64::NAN, |t| t as f64 / 1e9),
+            members: m,
+            n_hat: (sum / m.max(1) as f64, lo, hi),
+            range_max: wide,
+            joins: sim.nodes().map(|h| u64::from(h.joins())).sum(),
+        }
+    }
+
+    /// Summary rows: the ring as the window opened (`at_from` = self) and at the end.
+    fn rows(&self, end: RingState) -> Vec<(&'static str, f64)> {
+        vec![
+            ("ring_joined_s", end.joined_s),
+            ("ring_joins_started", end.joins as f64),
+            ("ring_members_at_start", self.members as f64),
+            ("n_hat_ratio_mean_at_start", self.n_hat.0),
+            ("n_hat_ratio_min_at_start", self.n_hat.1),
+            ("n_hat_ratio_max_at_start", self.n_hat.2),
+            ("range_max_norm_at_start", self.range_max),
+            ("n_hat_ratio_mean_at_end", end.n_hat.0),
+            ("n_hat_ratio_min_at_end", end.n_hat.1),
+            ("n_hat_ratio_max_at_end", end.n_hat.2),
+        ]
+    }
 }
 
 /// The area of interest (half-widths) of `player`.

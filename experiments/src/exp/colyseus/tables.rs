@@ -61,6 +61,7 @@ pub fn tables(
     rec: &Recorder,
     direct_ms: &Binned,
     events: u64,
+    extra: &[(&str, f64)],
 ) -> anyhow::Result<Vec<Table>> {
     let loc = p.location.name();
     let span = span_s.max(1e-9);
@@ -235,6 +236,9 @@ pub fn tables(
     put("dht_ops_refused", c.dht_refused as f64);
     put("frames_measured", m.frames as f64);
     put("events", events as f64);
+    for &(metric, v) in extra {
+        put(metric, v);
+    }
 
     let mut latency = Table::new("latency", &["location", "nodes", "series", "q", "ms"]);
     for (series, b) in [

@@ -279,6 +279,38 @@ pub fn mercury_hosts<P: Payload, A: App<MercuryNode<P>>>(
     Ok((hosts, buffers))
 }
 
+/// A Mercury ring of `n` hosts (host `i` = address `i`, running `app(i)`) that is built by the
+/// protocol rather than installed: host 0 creates the ring when the engine starts it, host `i`
+/// joins `i · spacing` later through a random host of a lower id, at the owner of a uniformly
+/// random value (the adapter's [`StartMode::JoinAt`]). Each node's private stream is seeded
+/// from `(seed, i, "mercury-join")`, a stream no static ring draws from.
+pub fn mercury_joined_hosts<P: Payload, A: App<MercuryNode<P>>>(
+    cfg: Config,
+    n: usize,
+    seed: u64,
+    spacing: sim_core::SimTime,
+    mut app: impl FnMut(usize) -> A,
+) -> anyhow::Result<(
+    Vec<Host<MercuryNode<P>, A>>,
+    Rc<RefCell<Buffers<MercuryNode<P>>>>,
+)> {
+    let cfg = Arc::new(cfg);
+    let buffers = Buffers::shared();
+    let hosts = (0..n)
+        .map(|i| {
+            let nd = MercuryNode::new(
+                i as Addr,
+                Arc::clone(&cfg),
+                stream_seed(seed, i as u64, "mercury-join"),
+            )
+            .map_err(|e| anyhow::anyhow!("Mercury node {i}: {e}"))?;
+            let after = sim_core::SimTime(spacing.as_nanos().saturating_mul(i as u64));
+            Ok(Host::new(nd, app(i), &buffers, StartMode::JoinAt { after }))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok((hosts, buffers))
+}
+
 /// A static Chord ring of `n` hosts (identifier = hash of the address), host `i` running
 /// `app(i)`.
 pub fn chord_hosts<A: App<ChordNode>>(

@@ -58,6 +58,8 @@ pub const JOIN_WATCHDOG: SimTime = SimTime::from_secs(30);
 const APP_TIMER: u64 = 1 << 63;
 /// The host's own join watchdog.
 const WATCHDOG_TIMER: u64 = 1 << 62;
+/// The host's first join of a [`StartMode::JoinAt`] (overlay timer tags stay below 2^56).
+const JOIN_START_TIMER: u64 = WATCHDOG_TIMER | 1;
 
 /// Messages and bytes a node sent, per category ([`CATEGORIES`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -279,6 +281,13 @@ pub enum StartMode {
     Create,
     /// Joins through a random node that is up.
     Join,
+    /// Joins `after` the engine starts it, through a random host of a lower id (the hosts join
+    /// in id order, so such a host has joined, or is joining, by then: the bootstrap server of
+    /// the authors' code hands out a member as contact); host 0 creates the ring instead.
+    JoinAt {
+        /// Delay from the host's first start to its join.
+        after: SimTime,
+    },
 }
 
 /// The application riding on an overlay node: workload, measurement, or a whole system such as
@@ -530,13 +539,27 @@ impl<O: Overlay, A: App<O>> Host<O, A> {
     }
 
     fn start_join(&mut self, b: &mut Buffers<O>, ctx: &mut Ctx<'_, Wire<O::Msg, A::Msg>>) {
+        let n = ctx.node_count() as u32;
+        self.start_join_among(b, ctx, n);
+    }
+
+    /// Joins through a random live host of an id below `pool` (creates a ring when none is
+    /// found).
+    fn start_join_among(
+        &mut self,
+        b: &mut Buffers<O>,
+        ctx: &mut Ctx<'_, Wire<O::Msg, A::Msg>>,
+        pool: u32,
+    ) {
         self.joins += 1;
         let now = ctx.now().as_nanos();
         let me = ctx.me();
-        let n = ctx.node_count() as u32;
         let mut contact = None;
         for _ in 0..64 {
-            let c = ctx.rng().random_range(0..n);
+            if pool == 0 {
+                break;
+            }
+            let c = ctx.rng().random_range(0..pool);
             if c != me && ctx.is_alive(c) {
                 contact = Some(c);
                 break;
@@ -566,7 +589,9 @@ where
         p.slice(&self.timers);
         match next {
             Upcoming::Message(Wire::Overlay(m)) => self.node.prefetch_message(m, p),
-            Upcoming::Timer(tag) if tag & APP_TIMER == 0 && tag != WATCHDOG_TIMER => {
+            Upcoming::Timer(tag)
+                if tag & APP_TIMER == 0 && tag != WATCHDOG_TIMER && tag != JOIN_START_TIMER =>
+            {
                 match O::timer_from_bits(tag) {
                     Some(t) => self.node.prefetch_timer(t, p),
                     None => self.node.prefetch_state(p),
@@ -594,6 +619,14 @@ where
                 self.flush(&mut b, ctx);
             }
             (true, StartMode::Join) => self.start_join(&mut b, ctx),
+            (true, StartMode::JoinAt { after }) => {
+                if ctx.me() == 0 {
+                    self.node.create(now, &mut b.out);
+                    self.flush(&mut b, ctx);
+                } else {
+                    ctx.set_timer(after, JOIN_START_TIMER);
+                }
+            }
             (false, _) => {
                 let seed: u64 = ctx.rng().random();
                 self.node.reset(seed);
@@ -645,6 +678,12 @@ where
                 traffic: &mut self.traffic,
             };
             self.app.on_timer(&mut api, tag & !APP_TIMER);
+        } else if tag == JOIN_START_TIMER {
+            if !self.node.is_member() {
+                let me = ctx.me();
+                self.start_join_among(&mut b, ctx, me);
+            }
+            return;
         } else if tag == WATCHDOG_TIMER {
             if !self.node.is_member() {
                 self.rejoin(&mut b, ctx);
