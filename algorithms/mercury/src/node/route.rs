@@ -21,6 +21,9 @@ pub enum NextHop {
         to: Addr,
         /// Whether it came from the route cache.
         cached: bool,
+        /// Whether `to`'s range, as this node knows it, covers the target (the message goes
+        /// straight to its owner).
+        covers: bool,
     },
     /// No known peer is closer to the target than this node.
     NoRoute,
@@ -134,7 +137,7 @@ impl<P: Payload> MercuryNode<P> {
         }
         let my_d = target.wrapping_sub(self.range.lo);
         match best {
-            Some((d, to, covers)) if covers || d < my_d => NextHop::Forward { to, cached },
+            Some((d, to, covers)) if covers || d < my_d => NextHop::Forward { to, cached, covers },
             _ => NextHop::NoRoute,
         }
     }
@@ -168,18 +171,11 @@ impl<P: Payload> MercuryNode<P> {
             };
             match hop {
                 NextHop::Local => c.local += 1,
-                NextHop::Forward { to, cached } => {
+                NextHop::Forward { cached, covers, .. } => {
                     c.forwarded += 1;
                     if cached {
                         c.cache_hits += 1;
-                        if self
-                            .cache
-                            .entries()
-                            .iter()
-                            .any(|e| e.peer.addr == to && e.peer.range.contains(hdr.target))
-                        {
-                            c.cache_owner_hits += 1;
-                        }
+                        c.cache_owner_hits += u64::from(covers);
                     }
                 }
                 NextHop::NoRoute => {}
