@@ -595,10 +595,81 @@ fn paper_plots(
         out.push(t2);
     }
 
+    // Fig. 11: the share of required replicas missing with 0, 100 and 400 ms of grace against
+    // the node count on sqr maps (the paper plots sqr maps), a panel per location; the paper's
+    // values at 64 nodes (about 4, 2 and 1 %) as points.
+    if x == "topology.hosts" && by_map {
+        let graces = ["missing_0ms", "missing_100ms", "missing_400ms"].map(String::from);
+        let mut fig11 = PlotSpec::new("missing_grace", "summary", PlotKind::Line, x, "value")
+            .with_title("Fig. 11: fraction of required replicas missing by grace period, sqr maps")
+            .with_filter("params.map", "sqr")
+            .with_filter_any("metric", graces)
+            .with_series("metric")
+            .with_aggregate(Aggregate::MeanWithStdErr)
+            .with_labels(x_label, "fraction missing (mean ± s.e.)");
+        if by_location {
+            fig11 = fig11.with_facet("location");
+        }
+        for (ms, v) in [(0, 0.04), (100, 0.02), (400, 0.01)] {
+            fig11 = fig11.with_reference(
+                Reference::point(64.0, v).labelled(format!("paper {ms} ms (64 nodes)")),
+            );
+        }
+        out.push(fig11);
+    }
+
+    // Fig. 12a: Colyseus per node against broadcast per node and the client-server game's
+    // server, rect maps, rangedht (as in the paper), on a log axis.
+    if x == "topology.hosts" && by_map && locations.contains(&"rangedht") {
+        out.push(
+            PlotSpec::new("fig12a_baselines", "summary", PlotKind::Line, x, "value")
+                .with_title(
+                    "Fig. 12a: Colyseus per node vs broadcast per node vs a central server (rect, rangedht)",
+                )
+                .with_filter("params.map", "rect")
+                .with_filter("location", "rangedht")
+                .with_filter_any(
+                    "metric",
+                    ["total_kbps_mean", "broadcast_kbps_mean", "server_kbps", "aggregate_kbps"],
+                )
+                .with_series("metric")
+                .with_aggregate(Aggregate::MeanWithStdErr)
+                .with_log(false, true)
+                .with_labels(x_label, "outbound kbps (mean ± s.e., log)"),
+        );
+    }
+
     // Fig. 13b/c, drawn where the node count is not swept (a panel per swept setting).
     if x == "topology.hosts" {
         return out;
     }
+    // Fig. 7b: the share of updates that bypass object location, a bar per location and a
+    // panel per object type, the paper's values as lines.
+    let mut direct = PlotSpec::new(
+        "direct_updates",
+        "summary",
+        PlotKind::Bar,
+        "location",
+        "value",
+    )
+    .with_title("Fig. 7b: % of updates that can bypass object location (dashed: the paper)")
+    .with_filter_any(
+        "metric",
+        ["direct_player_pct", "direct_missile_pct", "direct_all_pct"],
+    )
+    .with_facet("metric")
+    .with_series("location")
+    .with_aggregate(Aggregate::MeanWithCi95)
+    .with_labels("location", "% direct updates (mean, 95 % CI)");
+    for (metric, paper) in [
+        ("direct_player_pct", 98.97),
+        ("direct_missile_pct", 64.80),
+        ("direct_all_pct", 91.69),
+    ] {
+        direct = direct.with_reference(Reference::line(paper).in_facet(metric));
+    }
+    out.push(direct);
+
     // Fig. 13b: CDF over node-instances of the number of missing objects, per grace; the
     // paper's shares of instants missing nothing at x = 0.
     let grace = |ms: u32| format!("paper {ms} ms");
