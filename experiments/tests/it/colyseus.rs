@@ -95,6 +95,27 @@ fn configurations(n: usize) -> Vec<(&'static str, KeyMapping)> {
     ]
 }
 
+/// Runs the scenario `text` with `--jobs 1` and `--jobs 2` under a scratch folder tagged
+/// `tag`, checks that each of `tables` has the same bytes in both, and returns the folder
+/// (kept alive by the guard) and the `--jobs 1` output.
+fn run_on_1_and_2_jobs(
+    tag: &str,
+    name: &str,
+    text: &str,
+    tables: &[&str],
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = crate::scratch(tag);
+    let (a, b) = (tmp.path().join("jobs-1"), tmp.path().join("jobs-2"));
+    run_text(name, text, &a, 1);
+    run_text(name, text, &b, 2);
+    for t in tables {
+        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
+        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
+        assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
+    }
+    (tmp, a)
+}
+
 #[test]
 fn told_about_equals_brute_force_match_over_mercury_in_both_configurations() {
     let n = 20;
@@ -201,22 +222,19 @@ measure_to_s = 10.0
 
 #[test]
 fn experiment_is_deterministic_and_sane() {
-    let tmp = crate::scratch("coly");
-    let (a, b) = (tmp.path().join("coly-1"), tmp.path().join("coly-2"));
-    run_text("tiny-colyseus.toml", TINY, &a, 1);
-    run_text("tiny-colyseus.toml", TINY, &b, 2);
-    for t in [
-        "summary",
-        "nodes",
-        "latency",
-        "missing_counts",
-        "missing_cdf",
-        "distance",
-    ] {
-        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
-        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
-        assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
-    }
+    let (_tmp, a) = run_on_1_and_2_jobs(
+        "coly",
+        "tiny-colyseus.toml",
+        TINY,
+        &[
+            "summary",
+            "nodes",
+            "latency",
+            "missing_counts",
+            "missing_cdf",
+            "distance",
+        ],
+    );
     // Fig. 13b's CDF: per location, game and grace, counts 0, 1, … in order, the share
     // rising to 1.
     let cdf = read(&a, "missing_cdf");
@@ -378,15 +396,12 @@ measure_to_s = 10.0
 
 #[test]
 fn random_frame_phases_are_deterministic_and_measured_per_node() {
-    let tmp = crate::scratch("coly-phase");
-    let (a, b) = (tmp.path().join("p-1"), tmp.path().join("p-2"));
-    run_text("phases-colyseus.toml", PHASES, &a, 1);
-    run_text("phases-colyseus.toml", PHASES, &b, 2);
-    for t in ["summary", "nodes", "latency"] {
-        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
-        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
-        assert_eq!(x, y, "{t}.csv differs between --jobs 1 and 2");
-    }
+    let (_tmp, a) = run_on_1_and_2_jobs(
+        "coly-phase",
+        "phases-colyseus.toml",
+        PHASES,
+        &["summary", "nodes", "latency"],
+    );
     let rows = read(&a, "summary");
     let get = |phase: &str, m: &str| -> f64 {
         num(
@@ -433,15 +448,12 @@ measure_to_s = 55.0
 
 #[test]
 fn a_protocol_built_ring_finishes_joining_and_the_game_runs_deterministically() {
-    let tmp = crate::scratch("coly-joined");
-    let (a, b) = (tmp.path().join("j-1"), tmp.path().join("j-2"));
-    run_text("joined-colyseus.toml", JOINED, &a, 1);
-    run_text("joined-colyseus.toml", JOINED, &b, 2);
-    for t in ["summary", "nodes", "latency"] {
-        let x = std::fs::read(a.join(format!("{t}.csv"))).unwrap();
-        let y = std::fs::read(b.join(format!("{t}.csv"))).unwrap();
-        assert_eq!(x, y, "{t}.csv differs between two runs (--jobs 1 and 2)");
-    }
+    let (_tmp, a) = run_on_1_and_2_jobs(
+        "coly-joined",
+        "joined-colyseus.toml",
+        JOINED,
+        &["summary", "nodes", "latency"],
+    );
     let rows = read(&a, "summary");
     let get = |ring: &str, m: &str| -> Option<f64> {
         rows.iter()
