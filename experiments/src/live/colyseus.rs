@@ -575,6 +575,7 @@ fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
         &bursts,
         &measure,
         &rec,
+        &rec.discoveries(),
         &direct_ms,
         events,
         &[],

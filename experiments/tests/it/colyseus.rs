@@ -489,6 +489,98 @@ fn a_protocol_built_ring_finishes_joining_and_the_game_runs_deterministically() 
     assert_eq!(bad.key.as_deref(), Some("params.ring"), "{bad}");
 }
 
+/// A p2p game on 40 hosts behind Waxman routers, in one partition and in three.
+const PARTS: &str = r#"
+experiment = "colyseus"
+description = "partitions"
+reproduces = "none"
+seed = 6
+repetitions = 1
+[topology]
+kind = "waxman"
+nodes = 60
+side_ms = 25.0
+seed = 2006
+hosts = 40
+access_ms = { dist = "exponential", mean = 5.0 }
+[network]
+latency = "topology"
+[params]
+deployment = "p2p"
+map = "sqr"
+duration_s = 40.0
+measure_from_s = 15.0
+measure_to_s = 35.0
+[sweep]
+"params.location" = ["dht", "rangedht"]
+"params.partitions" = [1, 3]
+"#;
+
+/// `params.partitions = 3`: the same bytes on one thread or two (every table), and the
+/// same game as one partition: the same world, so the same replicas required and updates
+/// counted; bandwidth, missing replicas and discovery close to one partition's (events at
+/// the same instant in different partitions run in another order).
+#[test]
+fn partitioned_runs_are_the_same_on_one_thread_or_two() {
+    let (_tmp, a) = run_on_1_and_2_jobs(
+        "coly-parts",
+        "parts-colyseus.toml",
+        PARTS,
+        &[
+            "summary",
+            "nodes",
+            "latency",
+            "missing_counts",
+            "missing_cdf",
+            "distance",
+            "discovery",
+        ],
+    );
+    let rows = read(&a, "summary");
+    let get = |loc: &str, parts: &str, m: &str| -> f64 {
+        num(
+            rows.iter()
+                .find(|r| {
+                    r["location"] == loc && r["params.partitions"] == parts && r["metric"] == m
+                })
+                .unwrap_or_else(|| panic!("{loc} {parts} {m}")),
+            "value",
+        )
+    };
+    for loc in ["dht", "rangedht"] {
+        // The world is the same in every partition: what each node requires and every
+        // update of a required object are the ground truth's, whoever measures them.
+        for m in ["frames_measured", "direct_player_pct", "direct_all_pct"] {
+            assert_eq!(get(loc, "1", m), get(loc, "3", m), "{loc} {m}");
+        }
+        let close = |m: &str, rel: f64| {
+            let (one, three) = (get(loc, "1", m), get(loc, "3", m));
+            assert!(
+                one > 0.0 && ((three - one) / one).abs() <= rel,
+                "{loc} {m}: {one} in one partition, {three} in three"
+            );
+        };
+        close("total_kbps_mean", 0.05);
+        close("routing_kbps_mean", 0.10);
+        close("replicas_fetched", 0.10);
+        close("discovery_median_ms", 0.25);
+        let (m1, m3) = (get(loc, "1", "missing_0ms"), get(loc, "3", "missing_0ms"));
+        assert!((m1 - m3).abs() <= 0.02 + 0.25 * m1, "{loc}: missing {m1} vs {m3}");
+    }
+    // What a partitioned run cannot do is refused before any work, naming the key.
+    let single = PARTS.replace("\"params.location\" = [\"dht\", \"rangedht\"]\n", "");
+    for (from, to) in [
+        ("[sweep]", "frame_phase = \"random\"\n[sweep]"),
+        ("[sweep]", "ring = \"mercury-sampled\"\n[sweep]"),
+        ("[sweep]", "location = \"loadbal\"\n[sweep]"),
+        ("latency = \"topology\"", "latency = \"constant\"\nconstant_ms = 20.0"),
+    ] {
+        let text = single.replace(from, to);
+        let e = crate::parse(Path::new("scenarios/coly-bad.toml"), &text).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("params.partitions"), "{to}: {e}");
+    }
+}
+
 #[test]
 fn bad_parameters_name_file_line_and_key() {
     let bad = |text: &str| crate::parse(Path::new("scenarios/coly-bad.toml"), text).unwrap_err();

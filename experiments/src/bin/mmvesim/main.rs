@@ -260,6 +260,11 @@ fn main() -> ExitCode {
         default_hook(info);
     }));
     let cli = Cli::parse();
+    // Partitioned jobs run on the cores other programs leave free (same results, faster on
+    // a busy host); `MMVESIM_EXACT_THREADS=1` keeps every thread `--jobs` allows.
+    experiments::partitions::adapt_to_load(
+        std::env::var_os("MMVESIM_EXACT_THREADS").is_none_or(|v| v.is_empty() || v == "0"),
+    );
     match real_main(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

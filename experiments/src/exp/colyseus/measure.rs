@@ -191,7 +191,7 @@ impl Measure {
         has_replica: impl Fn(usize, ObjectId) -> bool,
         record: bool,
     ) {
-        self.begin(objs, changed, &node_of, record);
+        self.begin(objs, changed, &node_of, |_| true, record);
         for n in 0..players.len() {
             self.node(
                 n,
@@ -207,17 +207,19 @@ impl Measure {
                 record,
             );
         }
-        self.end(objs, changed, players, record);
+        self.end(objs, changed, players, |_| true, record);
     }
 
     /// Starts the frame whose ground truth is `objs` (`changed[i]`: whether `objs[i]` changed
-    /// this frame): indexes the objects and counts the broadcast baseline. `record` is false
-    /// outside the window.
+    /// this frame): indexes the objects and counts the broadcast baseline of the nodes
+    /// `owns` says this measure is for (a partition's; every node in a plain run). `record`
+    /// is false outside the window.
     pub fn begin(
         &mut self,
         objs: &[Obj],
         changed: &[bool],
         node_of: impl Fn(u32) -> usize,
+        owns: impl Fn(usize) -> bool,
         record: bool,
     ) {
         self.grid.rebuild(objs);
@@ -225,8 +227,9 @@ impl Measure {
             self.frames += 1;
             let n1 = self.nodes.saturating_sub(1) as u64;
             for (i, o) in objs.iter().enumerate() {
-                if changed[i] {
-                    self.broadcast[node_of(o.owner)] += self.update_bytes[kix(o.kind)] * n1;
+                let node = node_of(o.owner);
+                if changed[i] && owns(node) {
+                    self.broadcast[node] += self.update_bytes[kix(o.kind)] * n1;
                 }
             }
         }
@@ -364,17 +367,19 @@ impl Measure {
         }
     }
 
-    /// Ends the frame: the client-server baseline.
+    /// Ends the frame: the client-server baseline (for the players of the nodes `owns` says
+    /// this measure is for).
     pub fn end(
         &mut self,
         objs: &[Obj],
         changed: &[bool],
         players: &[Vec<(u32, [f64; 2])>],
+        owns: impl Fn(usize) -> bool,
         record: bool,
     ) {
         if record {
             // Client-server: per player, the changes of the other objects in its area.
-            for ps in players {
+            for (_, ps) in players.iter().enumerate().filter(|&(n, _)| owns(n)) {
                 for &(p, half) in ps {
                     let Some((lo, hi)) = aoi(objs, p, half) else {
                         continue;
@@ -396,6 +401,32 @@ impl Measure {
                 }
             }
         }
+    }
+}
+
+impl Measure {
+    /// Add the measurements of `o`, another partition's measure of the same frames (its own
+    /// nodes), to these. The frame count stays: both measured the same frames.
+    pub fn join(&mut self, o: &Measure) {
+        let add = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        add(&mut self.required, &o.required);
+        for g in 0..3 {
+            add(&mut self.missing[g], &o.missing[g]);
+            self.inst_frac_sum[g] += o.inst_frac_sum[g];
+            add(&mut self.count_hist[g], &o.count_hist[g]);
+        }
+        self.instances += o.instances;
+        add(&mut self.node_required, &o.node_required);
+        add(&mut self.node_missing, &o.node_missing);
+        self.dist_required.merge(&o.dist_required);
+        self.dist_missing.merge(&o.dist_missing);
+        add(&mut self.young_missiles, &o.young_missiles);
+        add(&mut self.updates, &o.updates);
+        add(&mut self.direct, &o.direct);
+        add(&mut self.player_updates, &o.player_updates);
+        add(&mut self.player_direct, &o.player_direct);
+        add(&mut self.broadcast, &o.broadcast);
+        self.server += o.server;
     }
 }
 

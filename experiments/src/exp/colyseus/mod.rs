@@ -171,6 +171,16 @@ pub struct Params {
     /// at any of them, one sample per subscription) or `per-region` (each region's rendezvous
     /// timed on its own, one sample per region). The `discovery` table holds both.
     pub discovery_timing: Timing,
+    /// Partitions of one simulation (`sim_core::partition`): the hosts are cut along their
+    /// routers, each partition runs on its own thread in windows of the least latency
+    /// between partitions, and at every frame each partition acts for and measures its own
+    /// nodes (every partition plays the same game). 1 runs the plain engine. The results
+    /// depend on the number of partitions, never on `--jobs`; they differ from one
+    /// partition's only in the order of simultaneous events. Needs end hosts behind routers,
+    /// `lockstep` frames, the `mercury-oracle` ring and no load balancing
+    /// (docs/methods/colyseus.md, "Partitions").
+    #[schemars(range(min = 1, max = 64))]
+    pub partitions: usize,
 }
 
 impl Default for Params {
@@ -197,6 +207,7 @@ impl Default for Params {
             frame_phase: FramePhase::Lockstep,
             route_cache_factor: 2.0,
             discovery_timing: Timing::First,
+            partitions: 1,
         }
     }
 }
@@ -255,6 +266,7 @@ impl Experiment for ColyseusExp {
                 ));
             }
         }
+        check_partitions(p, settings, n)?;
         let mut cfg = p.bots.clone();
         cfg.players = u32::try_from(n * p.deployment.players_per_node())
             .map_err(|_| KeyError::new("params.nodes", "too many players"))?;
@@ -384,6 +396,50 @@ impl Experiment for ColyseusExp {
         ));
         plots
     }
+}
+
+/// `params.partitions` against the rest of the scenario: what a partitioned run needs.
+fn check_partitions(p: &Params, settings: &Settings, n: usize) -> Result<(), KeyError> {
+    in_range("params.partitions", p.partitions as f64, 1.0, 64.0)?;
+    if p.partitions <= 1 {
+        return Ok(());
+    }
+    let refuse = |why: &str| {
+        Err(KeyError::new(
+            "params.partitions",
+            format!("more than one partition needs {why}"),
+        ))
+    };
+    if settings.hosts.is_none() {
+        return refuse("end hosts behind routers (`[topology] hosts = N`)");
+    }
+    if settings.network.latency != crate::scenario::tables::LatencyKind::Topology {
+        return refuse(
+            "the routers' latencies (`network.latency = \"topology\"`, the default): the partitions are cut along the routers, and the least latency between them is how far one may run ahead of another",
+        );
+    }
+    if p.partitions > n {
+        return Err(KeyError::new(
+            "params.partitions",
+            format!("is {} but there are only {n} nodes", p.partitions),
+        ));
+    }
+    if p.frame_phase != FramePhase::Lockstep {
+        return refuse(
+            "`frame_phase = \"lockstep\"` (a partition acts for its nodes at the frame instants)",
+        );
+    }
+    if p.ring != Ring::MercuryOracle {
+        return refuse(
+            "`ring = \"mercury-oracle\"` (the protocol-built ring's join progress is read across all nodes)",
+        );
+    }
+    if p.location == Location::Loadbal {
+        return refuse(
+            "`location = \"dht\"` or `\"rangedht\"` (load balancing is not run in partitions)",
+        );
+    }
+    Ok(())
 }
 
 /// Plots of a sweep over `params.bots` (scenarios/colyseus-ablation-missiles.toml): a bar per

@@ -165,6 +165,20 @@ pub struct Discovery {
     pub tracked: u64,
 }
 
+impl Discovery {
+    /// Add `o`, another partition's discovery latencies (of its own nodes' subscriptions),
+    /// to these.
+    pub fn join(&mut self, o: &Discovery) {
+        self.discovery.merge(&o.discovery);
+        self.routing.merge(&o.routing);
+        self.matching.merge(&o.matching);
+        self.hops.merge(&o.hops);
+        self.rendezvous.merge(&o.rendezvous);
+        self.unmatched += o.unmatched;
+        self.tracked += o.tracked;
+    }
+}
+
 impl Recorder {
     /// A recorder for `nodes` nodes, tracking the subscriptions of every `track_every`-th.
     pub fn new(nodes: usize, track_every: u32) -> Self {
@@ -304,6 +318,14 @@ impl Recorder {
             }
             self.part_first.entry((subscriber, seq)).or_insert(now);
         }
+    }
+
+    /// The discovery latencies under both timings: `[first, per-region]`.
+    pub fn discoveries(&self) -> [Discovery; 2] {
+        [
+            self.discovery(Timing::First),
+            self.discovery(Timing::PerRegion),
+        ]
     }
 
     /// The discovery latencies of the subscriptions tracked in the window, timed as `timing`

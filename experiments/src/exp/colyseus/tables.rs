@@ -18,7 +18,7 @@
 
 use super::Params;
 use super::measure::{GRACES_MS, MAX_COUNT, Measure};
-use super::recorder::Recorder;
+use super::recorder::{Discovery, Recorder};
 use crate::exp::dht::mean_sd_max;
 use crate::nodes::Binned;
 use crate::nodes::colyseus::ColyTraffic;
@@ -59,6 +59,7 @@ pub fn tables(
     bursts: &[Vec<f64>],
     m: &Measure,
     rec: &Recorder,
+    disc: &[Discovery; 2],
     direct_ms: &Binned,
     events: u64,
     extra: &[(&str, f64)],
@@ -212,7 +213,7 @@ pub fn tables(
             direct(&m.direct, &m.updates, k),
         );
     }
-    let d = rec.discovery(p.discovery_timing);
+    let d = &disc[timing_index(p.discovery_timing)];
     for (name, b) in [
         ("discovery", &d.discovery),
         ("routing", &d.routing),
@@ -294,9 +295,15 @@ pub fn tables(
 }
 
 /// The `discovery` table of a simulated job: `route` is the routing decisions of every node
-/// over the measurement window (summed), `rec` the run's recorder. Discovery latency, its
-/// routing part and hops are given under both timings, so that one run compares them.
-pub fn discovery_table(p: &Params, n: usize, route: &mercury::RouteStats, rec: &Recorder) -> Table {
+/// over the measurement window (summed), `disc` the discovery latencies under both timings
+/// ([`Recorder::discoveries`]). Discovery latency, its routing part and hops are given under
+/// both timings, so that one run compares them.
+pub fn discovery_table(
+    p: &Params,
+    n: usize,
+    route: &mercury::RouteStats,
+    disc: &[Discovery; 2],
+) -> Table {
     let loc = p.location.name();
     let mut t = Table::new("discovery", &["location", "nodes", "metric", "value"]);
     let mut put = |metric: &str, v: f64| t.push(row![loc, n, metric, v]);
@@ -314,7 +321,7 @@ pub fn discovery_table(p: &Params, n: usize, route: &mercury::RouteStats, rec: &
         (super::Timing::First, "first"),
         (super::Timing::PerRegion, "region"),
     ] {
-        let d = rec.discovery(timing);
+        let d = &disc[timing_index(timing)];
         if timing == super::Timing::First {
             put("rendezvous_mean", d.rendezvous.mean());
             put("rendezvous_median", q(&d.rendezvous, 0.5));
@@ -327,4 +334,12 @@ pub fn discovery_table(p: &Params, n: usize, route: &mercury::RouteStats, rec: &
         put(&format!("{name}_unmatched"), d.unmatched as f64);
     }
     t
+}
+
+/// The index of `t` in [`Recorder::discoveries`].
+fn timing_index(t: super::Timing) -> usize {
+    match t {
+        super::Timing::First => 0,
+        super::Timing::PerRegion => 1,
+    }
 }
