@@ -30,7 +30,8 @@ pub use recorder::{Recorder, Timing};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Location {
-    /// Map cut into as many regions as players, region ids hashed onto the ring.
+    /// Map cut into regions (as many as players by default, `dht_regions_per_player`), region
+    /// ids hashed onto the ring.
     Dht,
     /// The `x` coordinate as the key of a range-queriable ring (equal static ranges).
     Rangedht,
