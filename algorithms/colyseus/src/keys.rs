@@ -140,10 +140,20 @@ impl KeyMapping {
         AttributeMap::new(0.0, width).map(|x| Self::RangeDht { x })
     }
 
-    /// `dht` with as many regions as `players` (see [`RegionGrid::for_regions`]).
+    /// `dht` with as many regions as `players` (see [`RegionGrid::for_regions`]): the default
+    /// region size, one player's share of the map.
     #[must_use]
     pub fn dht(width: f64, height: f64, players: u32) -> Option<Self> {
-        RegionGrid::for_regions(width, height, players).map(|grid| Self::Dht { grid })
+        Self::dht_regions(width, height, players)
+    }
+
+    /// `dht` over about `regions` regions (at least 1; see [`RegionGrid::for_regions`]), for a
+    /// region size other than one player's share of the map: smaller regions turn a box into
+    /// more keys, so a subscription into more lookups and a publication into more stored
+    /// copies. `None` unless the map has a positive finite size.
+    #[must_use]
+    pub fn dht_regions(width: f64, height: f64, regions: u32) -> Option<Self> {
+        RegionGrid::for_regions(width, height, regions).map(|grid| Self::Dht { grid })
     }
 
     /// The key of region `region` in the `dht` configuration.

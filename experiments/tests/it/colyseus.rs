@@ -565,7 +565,10 @@ fn partitioned_runs_are_the_same_on_one_thread_or_two() {
         close("replicas_fetched", 0.10);
         close("discovery_median_ms", 0.25);
         let (m1, m3) = (get(loc, "1", "missing_0ms"), get(loc, "3", "missing_0ms"));
-        assert!((m1 - m3).abs() <= 0.02 + 0.25 * m1, "{loc}: missing {m1} vs {m3}");
+        assert!(
+            (m1 - m3).abs() <= 0.02 + 0.25 * m1,
+            "{loc}: missing {m1} vs {m3}"
+        );
     }
     // What a partitioned run cannot do is refused before any work, naming the key.
     let single = PARTS.replace("\"params.location\" = [\"dht\", \"rangedht\"]\n", "");
@@ -573,7 +576,10 @@ fn partitioned_runs_are_the_same_on_one_thread_or_two() {
         ("[sweep]", "frame_phase = \"random\"\n[sweep]"),
         ("[sweep]", "ring = \"mercury-sampled\"\n[sweep]"),
         ("[sweep]", "location = \"loadbal\"\n[sweep]"),
-        ("latency = \"topology\"", "latency = \"constant\"\nconstant_ms = 20.0"),
+        (
+            "latency = \"topology\"",
+            "latency = \"constant\"\nconstant_ms = 20.0",
+        ),
     ] {
         let text = single.replace(from, to);
         let e = crate::parse(Path::new("scenarios/coly-bad.toml"), &text).unwrap_err();

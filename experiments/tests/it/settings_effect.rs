@@ -464,9 +464,10 @@ fn shared_key(e: &dyn DynExperiment, x: &Example, key: &str, file: &Path) -> (Ve
 }
 
 /// Keys of an experiment's own `[params]` that its example leaves at their defaults are
-/// checked where they are added: here, `colyseus`'s route-cache size and discovery timing,
-/// each at two values on a small dht game (12 p2p nodes on a sqr map: subscriptions overlap
-/// several regions, so the two timings differ), must change the outputs.
+/// checked where they are added: here, `colyseus`'s route-cache size, discovery timing and
+/// dht region count, each at two values on a small dht game (12 p2p nodes on a sqr map:
+/// subscriptions overlap several regions, so the two timings differ), must change the outputs;
+/// the region count, which `rangedht` ignores, must leave a `rangedht` game unchanged.
 #[test]
 fn colyseus_discovery_keys_change_the_outputs() {
     let registry = experiments::exp::registry();
@@ -490,6 +491,7 @@ fn colyseus_discovery_keys_change_the_outputs() {
         ("params.route_cache_factor", "2.0", "0.0", 12),
         ("params.route_cache_factor", "0.2", "2.0", 40),
         ("params.discovery_timing", "\"first\"", "\"per-region\"", 12),
+        ("params.dht_regions_per_player", "1.0", "4.0", 12),
     ] {
         let run = |v: &str| {
             let patch = vec![(key, v.to_owned()), ("params.nodes", nodes.to_string())];
@@ -498,4 +500,17 @@ fn colyseus_discovery_keys_change_the_outputs() {
         };
         assert_ne!(run(a), run(b), "{key}: {a} and {b} give the same outputs");
     }
+    let rangedht = |v: &str| {
+        let patch = vec![
+            ("params.location", "\"rangedht\"".to_owned()),
+            ("params.dht_regions_per_player", v.to_owned()),
+        ];
+        outcome(e, &apply(&base, &patch), &file, &cache)
+            .unwrap_or_else(|x| panic!("rangedht, regions per player {v}: {x}"))
+    };
+    assert_eq!(
+        rangedht("1.0"),
+        rangedht("4.0"),
+        "rangedht must ignore params.dht_regions_per_player"
+    );
 }

@@ -43,6 +43,34 @@ fn regions_of_a_box_in_id_order() {
 }
 
 #[test]
+fn dht_with_an_explicit_region_count() {
+    // The default is one region per player.
+    assert_eq!(
+        KeyMapping::dht(100.0, 100.0, 400),
+        KeyMapping::dht_regions(100.0, 100.0, 400)
+    );
+    // 25 regions per player on a 100 × 100 map of 400 players: one-unit regions, so a
+    // 4 × 4 box meets 5 × 5 of them, where it lies inside one five-unit region by default.
+    let b = Aabb::new(Vec2::new(10.5, 20.5), Vec2::new(14.5, 24.5));
+    let fine = KeyMapping::dht_regions(100.0, 100.0, 10_000).expect("map");
+    let KeyMapping::Dht { grid } = fine else {
+        panic!("not dht: {fine:?}")
+    };
+    assert_eq!((grid.cols, grid.rows), (100, 100));
+    assert_eq!(fine.key_count(&b), 25);
+    let coarse = KeyMapping::dht(100.0, 100.0, 400).expect("map");
+    assert_eq!(coarse.key_count(&b), 1);
+    // A count of 0 is one region; a map of no size is refused.
+    assert_eq!(
+        KeyMapping::dht_regions(10.0, 10.0, 0)
+            .expect("map")
+            .key_count(&b),
+        1
+    );
+    assert!(KeyMapping::dht_regions(0.0, 10.0, 4).is_none());
+}
+
+#[test]
 fn rangedht_key_is_the_x_extent() {
     let m = KeyMapping::range_dht(100.0).expect("map");
     let mut keys = Vec::new();

@@ -30,7 +30,8 @@ pub use recorder::{Recorder, Timing};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Location {
-    /// Map cut into as many regions as players, region ids hashed onto the ring.
+    /// Map cut into regions (as many as players by default, `dht_regions_per_player`), region
+    /// ids hashed onto the ring.
     Dht,
     /// The `x` coordinate as the key of a range-queriable ring (equal static ranges).
     Rangedht,
@@ -166,6 +167,13 @@ pub struct Params {
     /// rendezvous' acknowledgements that fill it).
     #[schemars(range(min = 0.0, max = 1000.0))]
     pub route_cache_factor: f64,
+    /// Regions of `dht`'s grid per player: the map is cut into `round(players · f)` regions
+    /// (at least one). 1, the default, gives each region one player's share of the map (25 map
+    /// units² on our maps); 25 gives one-map-unit regions, the trace analysis's bucket size.
+    /// Ignored by `rangedht` and `loadbal`, which have no regions (a sweep over it runs them
+    /// unchanged at every value).
+    #[schemars(range(min = 0.01, max = 100.0))]
+    pub dht_regions_per_player: f64,
     /// How the summary's discovery latency, routing part and hops time a subscription sent to
     /// several rendezvous at once (`dht`: one per region it overlaps): `first` (the first match
     /// at any of them, one sample per subscription) or `per-region` (each region's rendezvous
@@ -206,9 +214,22 @@ impl Default for Params {
             measure_to_s: 390.0,
             frame_phase: FramePhase::Lockstep,
             route_cache_factor: 2.0,
+            dht_regions_per_player: 1.0,
             discovery_timing: Timing::First,
             partitions: 1,
         }
+    }
+}
+
+/// Regions of `dht`'s grid for `players` players and `params.dht_regions_per_player` = `per_player`:
+/// `round(players · per_player)`, at least 1 (saturating at `u32::MAX`). With the default 1 this
+/// is the player count.
+pub(crate) fn dht_regions(players: usize, per_player: f64) -> u32 {
+    let n = (players as f64 * per_player).round().max(1.0);
+    if n >= f64::from(u32::MAX) {
+        u32::MAX
+    } else {
+        n as u32
     }
 }
 
@@ -320,8 +341,16 @@ impl Experiment for ColyseusExp {
             "params.route_cache_factor" => "route cache (entries / log2 n)",
             _ => "nodes",
         };
-        // sqr and rect maps in panels of their own rather than averaged together.
+        // sqr and rect maps in panels of their own rather than averaged together; so are the
+        // region counts of a region-size ablation (dht's grid; rangedht repeats in each panel).
         let by_map = swept("params.map");
+        let panel = if by_map {
+            Some("params.map")
+        } else if swept("params.dht_regions_per_player") {
+            Some("params.dht_regions_per_player")
+        } else {
+            None
+        };
         // A matching ablation compares the matchings (of one location) rather than locations.
         let series = if swept("params.matching") {
             "params.matching"
@@ -338,10 +367,9 @@ impl Experiment for ColyseusExp {
                 .with_series(series)
                 .with_aggregate(Aggregate::MeanWithStdErr)
                 .with_labels(x_label, y);
-            if by_map {
-                p.with_facet("params.map")
-            } else {
-                p
+            match panel {
+                Some(f) => p.with_facet(f),
+                None => p,
             }
         };
         let latency_cdf = PlotSpec::new("latency_cdf", "latency", PlotKind::Line, "ms", "q")
@@ -390,6 +418,7 @@ impl Experiment for ColyseusExp {
             x,
             x_label,
             by_map,
+            panel,
             by_location,
             &locations,
             swept("params.proactive"),
@@ -510,12 +539,14 @@ fn game_ablation_plots() -> Vec<PlotSpec> {
 /// The Colyseus paper's Fig. 9, Table 1, Table 2 and Fig. 13b/c as drawn from the tables,
 /// with the values the paper prints marked: `x` is the column on the x axis of the plots
 /// against the node count (labelled `x_label`), `by_map` whether sqr and rect maps are both
-/// run, `by_location` whether several locations are, `locations` which (sorted), and
+/// run, `panel` the swept setting drawn in panels of its own (`params.map` when `by_map`),
+/// `by_location` whether several locations are, `locations` which (sorted), and
 /// `proactive` whether proactive replication is swept (Table 1's scenario).
 fn paper_plots(
     x: &str,
     x_label: &str,
     by_map: bool,
+    panel: Option<&str>,
     by_location: bool,
     locations: &[&str],
     proactive: bool,
@@ -534,7 +565,7 @@ fn paper_plots(
     };
     let fig9_title =
         "Fig. 9: discovery bandwidth per node by part (routing, matching, maintenance)";
-    if by_map && by_location {
+    if let (Some(panel), true) = (panel, by_location) {
         for loc in locations {
             out.push(
                 fig9(
@@ -542,13 +573,13 @@ fn paper_plots(
                     &format!("{fig9_title}, {loc}"),
                 )
                 .with_filter("location", *loc)
-                .with_facet("params.map"),
+                .with_facet(panel),
             );
         }
     } else {
         let p = fig9("discovery_bandwidth", fig9_title);
-        out.push(if by_map {
-            p.with_facet("params.map")
+        out.push(if let Some(panel) = panel {
+            p.with_facet(panel)
         } else if by_location {
             p.with_facet("location")
         } else {

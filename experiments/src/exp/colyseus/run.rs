@@ -109,7 +109,9 @@ impl Setup {
         let frame = game.frame_ns();
         let keys = match p.location {
             Location::Rangedht | Location::Loadbal => KeyMapping::range_dht(w),
-            Location::Dht => KeyMapping::dht(w, h, players as u32),
+            Location::Dht => {
+                KeyMapping::dht_regions(w, h, super::dht_regions(players, p.dht_regions_per_player))
+            }
         }
         .ok_or_else(|| anyhow::anyhow!("map size {w} × {h} is not positive"))?;
         let mut ccfg = colyseus::Config::new(keys);
