@@ -66,6 +66,8 @@ pub struct Recorder {
     part_first: BTreeMap<(Addr, u32), u64>,
     /// The last logical subscription: (node, time, record) and its index.
     last_sub: Option<(Addr, u64, Record, usize)>,
+    /// Per node, a ring of `(item sequence number + 1, issue time)`, 0 for an empty slot: all
+    /// zeros, so a partition's recorder never touches the pages of other partitions' nodes.
     issue: Vec<(u32, u64)>,
     /// Delivery latency of matches through the DHT, ms.
     pub delivery_ms: Binned,
@@ -190,7 +192,7 @@ impl Recorder {
             arrivals: BTreeMap::new(),
             part_first: BTreeMap::new(),
             last_sub: None,
-            issue: vec![(u32::MAX, 0); nodes * RING],
+            issue: vec![(0, 0); nodes * RING],
             delivery_ms: Binned::new(),
             counts: EventCounts::default(),
             writes: Vec::new(),
@@ -243,9 +245,9 @@ impl Recorder {
                 continue;
             }
             let issued = match self.issue.get(origin as usize * RING + seq as usize % RING) {
-                Some(&(s, t)) if s == seq => Some(t),
+                Some(&(s, t)) if s == seq.wrapping_add(1) => Some(t),
                 // Overwritten after the match: the plain run would have found it.
-                Some(&(s, t)) if s != u32::MAX && s > seq && t > now => {
+                Some(&(s, t)) if s != 0 && s > seq.wrapping_add(1) && t > now => {
                     self.lost_lookups += 1;
                     None
                 }
@@ -296,7 +298,7 @@ impl Recorder {
 
     fn issued_at(&self, a: Addr, seq: u32) -> Option<u64> {
         let (s, t) = *self.issue.get(a as usize * RING + seq as usize % RING)?;
-        (s == seq).then_some(t)
+        (s == seq.wrapping_add(1)).then_some(t)
     }
 
     fn generated(&mut self, now: u64, subscriber: Addr, seq: u32) {
@@ -437,7 +439,7 @@ impl Observer for Recorder {
             .issue
             .get_mut(me as usize * RING + id.seq as usize % RING)
         {
-            *slot = (id.seq, now);
+            *slot = (id.seq.wrapping_add(1), now);
         }
         if !self.measuring {
             return;
