@@ -30,7 +30,7 @@ use super::{
 };
 use crate::environment::EnvOptions;
 use crate::exp::colyseus::measure::Measure;
-use crate::exp::colyseus::run::{game_aoi, make_game};
+use crate::exp::colyseus::run::{game_aoi, make_game, players_of, update_bytes};
 use crate::exp::colyseus::workload::{Kind, Obj, WorldEvent};
 use crate::exp::colyseus::{ColyseusExp, Location, Params, Recorder};
 use crate::exp::dht::{Layout, Ring, mercury_config, mercury_members, node_count};
@@ -378,35 +378,8 @@ fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     let frames = SimTime::from_secs_f64(p.duration_s).as_nanos() / frame;
     let from = SimTime::from_secs_f64(p.measure_from_s).as_nanos();
     let to = SimTime::from_secs_f64(p.measure_to_s).as_nanos();
-    let players_of: Vec<Vec<(u32, [f64; 2])>> = (0..n)
-        .map(|i| {
-            (i * ppn..(i + 1) * ppn)
-                .map(|pl| (pl as u32, game.aoi_half(pl as u32)))
-                .collect()
-        })
-        .collect();
-    let max_aoi = players_of
-        .iter()
-        .flatten()
-        .fold([0.0f64; 2], |m, &(_, a)| [m[0].max(a[0]), m[1].max(a[1])]);
-    let update_bytes = |delta: u32| {
-        colyseus::Msg::Update {
-            object: ObjectId(0),
-            version: 0,
-            pos: Vec2::new(0.0, 0.0),
-            bytes: delta,
-        }
-        .size_bytes() as u64
-    };
-    let mut measure = Measure::new(
-        n,
-        [w, h],
-        max_aoi,
-        [
-            update_bytes(p.player_delta_bytes),
-            update_bytes(p.missile_delta_bytes),
-        ],
-    );
+    let (players_of, max_aoi) = players_of(game.as_ref(), n, ppn);
+    let mut measure = Measure::new(n, [w, h], max_aoi, update_bytes(p));
 
     let mut ids: Vec<Option<ObjectId>> = Vec::new();
     let mut last_pos: Vec<[f64; 2]> = Vec::new();

@@ -143,26 +143,7 @@ impl Setup {
             mercury::CacheSize::Off
         };
         let mcfg = colyseus::mercury_glue::config(&keys, base);
-        let players_of: Vec<Vec<(u32, [f64; 2])>> = (0..n)
-            .map(|i| {
-                (i * ppn..(i + 1) * ppn)
-                    .map(|pl| (pl as u32, game.aoi_half(pl as u32)))
-                    .collect()
-            })
-            .collect();
-        let max_aoi = players_of
-            .iter()
-            .flatten()
-            .fold([0.0f64; 2], |m, &(_, a)| [m[0].max(a[0]), m[1].max(a[1])]);
-        let update_bytes = |delta: u32| {
-            colyseus::Msg::Update {
-                object: ObjectId(0),
-                version: 0,
-                pos: Vec2::new(0.0, 0.0),
-                bytes: delta,
-            }
-            .size_bytes() as u64
-        };
+        let (players_of, max_aoi) = players_of(game.as_ref(), n, ppn);
         let setup = Setup {
             n,
             ppn,
@@ -184,10 +165,7 @@ impl Setup {
             pub_ttl: SimTime::from_secs_f64(p.pub_ttl_s).as_nanos(),
             players_of,
             max_aoi,
-            update_bytes: [
-                update_bytes(p.player_delta_bytes),
-                update_bytes(p.missile_delta_bytes),
-            ],
+            update_bytes: update_bytes(p),
             game_seed,
         };
         Ok((setup, game))
@@ -221,6 +199,37 @@ impl Setup {
     fn window(&self, now: u64) -> bool {
         now >= self.from && now < self.to
     }
+}
+
+/// Per node: its players and their areas of interest (half-widths), and the largest
+/// half-widths of them all.
+pub fn players_of(game: &dyn Game, n: usize, ppn: usize) -> (Vec<Vec<(u32, [f64; 2])>>, [f64; 2]) {
+    let players_of: Vec<Vec<(u32, [f64; 2])>> = (0..n)
+        .map(|i| {
+            (i * ppn..(i + 1) * ppn)
+                .map(|pl| (pl as u32, game.aoi_half(pl as u32)))
+                .collect()
+        })
+        .collect();
+    let max_aoi = players_of
+        .iter()
+        .flatten()
+        .fold([0.0f64; 2], |m, &(_, a)| [m[0].max(a[0]), m[1].max(a[1])]);
+    (players_of, max_aoi)
+}
+
+/// Wire size of an update of a player and of a missile (their deltas in `p`), bytes.
+pub fn update_bytes(p: &Params) -> [u64; 2] {
+    let size = |delta: u32| {
+        colyseus::Msg::Update {
+            object: ObjectId(0),
+            version: 0,
+            pos: Vec2::new(0.0, 0.0),
+            bytes: delta,
+        }
+        .size_bytes() as u64
+    };
+    [size(p.player_delta_bytes), size(p.missile_delta_bytes)]
 }
 
 /// Direct one-way latencies between nodes (Fig. 7a's "topology" line): every pair up to 200
