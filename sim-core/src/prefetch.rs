@@ -60,6 +60,13 @@ pub(crate) fn prefetch_one<T>(x: &T) {
     prefetch_line((x as *const T).cast::<u8>());
 }
 
+/// Ask the CPU to start loading the cache line of `s[i]` (no bounds check: a hint for an
+/// index out of range loads nothing useful, and harms nothing).
+#[inline(always)]
+pub(crate) fn prefetch_index<T>(s: &[T], i: usize) {
+    prefetch_line(s.as_ptr().wrapping_add(i).cast::<u8>());
+}
+
 #[inline(always)]
 fn prefetch_line(p: *const u8) {
     #[cfg(target_arch = "x86_64")]

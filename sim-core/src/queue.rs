@@ -33,8 +33,18 @@ pub(crate) struct Entry<T> {
 
 const LEVELS: usize = 8;
 const DIGITS: usize = 256;
-/// Largest bucket capacity kept after the bucket is emptied.
-const RETAIN: usize = 4096;
+/// Largest bucket capacity kept in place after the bucket is emptied. A larger buffer goes
+/// to the spares (up to [`SPARES`] of them), from which the next push into a bucket without
+/// a buffer takes it: a bucket of a high level is filled again only when simulated time
+/// comes round to it (every 2^32 ns at level 3), so a large buffer kept in place is cold
+/// when next written, and 256 of them add up (at 100,000 nodes with one-second timers,
+/// about 1,700 entries per level-3 bucket: 16 MiB of buffers beside 19 MB of nodes, and
+/// the run took 1.5 times as long; BENCHMARKS.md, "Where the time goes at 100,000 nodes"),
+/// while the buffer just emptied is warm, and the bucket that fills next needs about as much.
+const RETAIN: usize = 1024;
+/// Most emptied large buffers kept as spares (each at most one bucket's worth of entries),
+/// so memory does not grow with simulated time.
+const SPARES: usize = 4;
 /// Largest bucket sorted directly into the run.
 const RUN_MAX: usize = 128;
 /// Popped entries at the head of the run's buffer after which a push at its end first
@@ -53,6 +63,8 @@ pub(crate) struct EventQueue<T> {
     bits: [u64; LEVELS * DIGITS / 64],
     /// Bit `l` set ⇔ level `l` has a non-empty bucket.
     levels: u8,
+    /// Emptied large bucket buffers, for the next bucket a push finds without one.
+    spares: Vec<Vec<Entry<T>>>,
     last: u64,
 }
 
@@ -63,6 +75,7 @@ impl<T: Copy> EventQueue<T> {
             buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             bits: [0; LEVELS * DIGITS / 64],
             levels: 0,
+            spares: Vec::new(),
             last: 0,
         }
     }
@@ -116,7 +129,17 @@ impl<T: Copy> EventQueue<T> {
 
     #[inline(always)]
     fn place(&mut self, e: Entry<T>) {
-        self.levels |= place_in(&mut self.buckets, &mut self.bits, self.last, e);
+        let (idx, level) = bucket_of(self.last, e.time);
+        let b = &mut self.buckets[idx];
+        if b.len() == b.capacity() {
+            // Full, or without a buffer: the test `Vec::push` makes anyway (the compiler
+            // drops the push's own), so the spares cost nothing on the usual path.
+            push_full(b, &mut self.spares, e);
+        } else {
+            b.push(e);
+        }
+        self.bits[idx >> 6] |= 1 << (idx & 63);
+        self.levels |= 1 << level;
     }
 
     /// Take the lowest non-empty bucket out of the radix structure.
@@ -134,15 +157,18 @@ impl<T: Copy> EventQueue<T> {
         (idx, std::mem::take(&mut self.buckets[idx]))
     }
 
-    /// Give an emptied bucket vector back so its capacity is reused. A large one is
-    /// handed to the next bucket of the same level if that one has no buffer (when
+    /// Give an emptied bucket vector back so its capacity is reused. A small one stays in
+    /// place; a large one becomes a spare ([`RETAIN`]) or, with [`SPARES`] spares already,
+    /// is handed to the next bucket of the same level if that one has no buffer (when
     /// simulated time crosses a high-level boundary, the next bucket up is the one that
-    /// fills next), and dropped otherwise: keeping every large buffer in place would let
-    /// memory grow with simulated time, one large buffer per bucket reached.
+    /// fills next), and dropped otherwise: keeping every large buffer would let memory grow
+    /// with simulated time, one large buffer per bucket reached.
     #[inline]
     fn give_back(&mut self, idx: usize, v: Vec<Entry<T>>) {
         if v.capacity() <= RETAIN {
             self.buckets[idx] = v;
+        } else if self.spares.len() < SPARES {
+            self.spares.push(v);
         } else {
             let next = (idx & !(DIGITS - 1)) | ((idx + 1) & (DIGITS - 1));
             if self.buckets[next].capacity() == 0 {
@@ -389,16 +415,36 @@ fn place_in<T>(
     last: u64,
     e: Entry<T>,
 ) -> u8 {
-    let x = e.time ^ last;
-    debug_assert!(x != 0 && e.time > last);
-    // The most significant differing byte; `x | 1` keeps the logarithm defined (x is
-    // never 0: the entry is later than `last`).
-    let level = ((x | 1).ilog2() / 8) as usize & (LEVELS - 1);
-    let digit = ((e.time >> (8 * level)) & 0xff) as usize;
-    let idx = (level << 8) | digit;
+    let (idx, level) = bucket_of(last, e.time);
     buckets[idx].push(e);
     bits[idx >> 6] |= 1 << (idx & 63);
     1 << level
+}
+
+/// Push `e` onto bucket buffer `b`, which is full: a buffer without capacity first takes a
+/// spare if there is one, any other grows (out of line: once per bucket filled, plus the
+/// growth steps).
+#[cold]
+#[inline(never)]
+fn push_full<T>(b: &mut Vec<Entry<T>>, spares: &mut Vec<Vec<Entry<T>>>, e: Entry<T>) {
+    if b.capacity() == 0 {
+        if let Some(v) = spares.pop() {
+            *b = v;
+        }
+    }
+    b.push(e);
+}
+
+/// The bucket index and level of an entry at `time` (later than `last`).
+#[inline(always)]
+fn bucket_of(last: u64, time: u64) -> (usize, usize) {
+    let x = time ^ last;
+    debug_assert!(x != 0 && time > last);
+    // The most significant differing byte; `x | 1` keeps the logarithm defined (x is
+    // never 0: the entry is later than `last`).
+    let level = ((x | 1).ilog2() / 8) as usize & (LEVELS - 1);
+    let digit = ((time >> (8 * level)) & 0xff) as usize;
+    ((level << 8) | digit, level)
 }
 
 #[cfg(test)]

@@ -348,6 +348,11 @@ impl<N: Node> Simulation<N> {
                 }
                 Event::Timer { node, .. } | Event::Rare { node, .. } => *node,
             };
+            if let Event::Timer { slot, .. } = ev {
+                // Its re-arming (a periodic timer gets the same slot back) writes the
+                // slot's arming number: a random line of a large array.
+                self.sched.timers.prefetch_slot(*slot);
+            }
             if let Some(slot) = self.slots.get(node as usize) {
                 prefetch::prefetch(slot);
             }

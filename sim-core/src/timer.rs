@@ -50,6 +50,12 @@ impl Timers {
         }
     }
 
+    /// Start loading the arming number of `slot` (a hint for the look-ahead).
+    #[inline(always)]
+    pub(crate) fn prefetch_slot(&self, slot: u32) {
+        crate::prefetch::prefetch_index(&self.arming, slot as usize);
+    }
+
     #[inline]
     fn is_armed(&self, slot: u32) -> bool {
         self.armed[slot as usize / 64] & (1 << (slot % 64)) != 0
