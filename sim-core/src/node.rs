@@ -82,8 +82,10 @@ pub trait Node {
 
     /// The peer that this node's timer with tag `tag` will send to when it fires, if
     /// the node has already chosen it. A hint for the event loop only: with many nodes
-    /// it starts loading that peer's record a few events early, so the message's
-    /// delivery does not wait for memory. Any answer gives the same results.
+    /// it starts loading the first cache line of that peer's record (the engine's state
+    /// and the node's first fields: put the fields a message handler reads first) a few
+    /// events early, so the message's delivery does not wait for memory. Any answer gives
+    /// the same results.
     #[inline]
     fn timer_peer_hint(&self, tag: u64) -> Option<NodeId> {
         let _ = tag;

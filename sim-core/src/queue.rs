@@ -386,11 +386,13 @@ impl<T: Copy> Run<T> {
             self.buf.insert(h + at, e);
         }
     }
-    /// Append `more` (later than every live entry), first dropping the popped prefix so
-    /// the buffer does not grow while the run never empties.
+    /// Append `more` (later than every live entry), first dropping the popped prefix once
+    /// it is long, so the buffer does not grow while the run never empties (not at every
+    /// call: with the look-ahead the run never empties, and moving its few live entries
+    /// to the front before every bucket appended cost a call to `memmove` each time).
     #[inline]
     fn extend(&mut self, more: &[Entry<T>]) {
-        if self.head > 0 {
+        if self.head >= COMPACT_AFTER {
             self.compact();
         }
         self.buf.extend_from_slice(more);
@@ -487,6 +489,39 @@ mod tests {
             want.push((base, 1000));
             want.sort_by_key(|w| w.0); // stable: push order among equal times
             assert_eq!(got, want, "level {level}");
+        }
+    }
+
+    #[test]
+    fn an_emptied_large_bucket_buffer_serves_the_next_bucket_filled() {
+        // A periodic workload: 3,000 timers a cycle apart land in one level-3 bucket per
+        // cycle. Each bucket's buffer, once spread, is a spare that the next cycle's bucket
+        // takes whole (no regrowth from nothing), and no more than SPARES are kept.
+        let cycle = 1u64 << 30;
+        let mut q = EventQueue::new();
+        for i in 0..3000u64 {
+            q.push(cycle + i, i);
+        }
+        let mut caps = Vec::new();
+        for c in 1..6u64 {
+            for i in 0..3000u64 {
+                let e = q.pop().expect("queued");
+                assert_eq!((e.time, e.item), (c * cycle + i, i));
+                q.push((c + 1) * cycle + i, i);
+            }
+            let filled: Vec<usize> = q
+                .buckets
+                .iter()
+                .map(Vec::capacity)
+                .filter(|&c| c >= 3000)
+                .collect();
+            caps.push(filled);
+            assert!(q.spares.len() <= SPARES);
+        }
+        // From the second cycle on, the bucket being filled holds the spread bucket's
+        // buffer: one large buffer in the buckets, of the first one's capacity.
+        for (c, filled) in caps.iter().enumerate().skip(1) {
+            assert_eq!(filled, &caps[0], "cycle {c}: {caps:?}");
         }
     }
 
