@@ -18,6 +18,12 @@
 //! then a lower bucket or the run), whatever the number of events in flight, and
 //! buckets keep a bounded capacity, so memory does not grow with simulated time.
 //!
+//! **Memory.** An emptied bucket keeps its buffer only if small; a large one becomes a
+//! spare that the next bucket to fill takes whole. In a periodic workload the bucket
+//! filling now is the one due a period later, and the buffer just emptied is the warm
+//! memory of about the right size: kept in place, the large buffers of a whole level
+//! (256 of them) would be cold when next written and crowd the nodes out of the cache.
+//!
 //! **Ties.** Entries with equal times are always in the same bucket, moving a bucket
 //! keeps their relative order, the run is sorted stably and insertion into the run goes
 //! after equal times; so equal-time entries come out in the order they were pushed.
@@ -272,6 +278,14 @@ impl<T: Copy> EventQueue<T> {
     pub fn peek_time(&mut self) -> Option<u64> {
         self.refill();
         self.run.front().map(|e| e.time)
+    }
+
+    /// Where the run starts in its buffer: a position that stays put while each pop is
+    /// followed by a push before the whole run (the slot just popped is reused), and moves
+    /// on otherwise (a hint for the look-ahead: a moved buffer may repeat a position).
+    #[inline(always)]
+    pub fn run_head(&self) -> usize {
+        self.run.head
     }
 
     /// The `n`-th entry of the sorted run, if the run is that long (a cheap look

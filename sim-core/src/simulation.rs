@@ -114,6 +114,8 @@ pub struct Simulation<N: Node> {
     /// Whether to touch upcoming events' nodes early (only pays off when the nodes
     /// do not fit in the cache).
     look_ahead: bool,
+    /// The run position (see [`EventQueue::run_head`]) the look-ahead last worked from.
+    ahead_from: usize,
     alive: Vec<bool>,
     sched: Sched<N::Msg>,
     metrics: Metrics,
@@ -210,6 +212,7 @@ impl<N: Node> Simulation<N> {
             seed: cfg.seed,
             slots,
             look_ahead: n * size_of::<Slot<N>>() > LOOK_AHEAD_MIN_BYTES,
+            ahead_from: usize::MAX,
             alive: vec![true; n],
             sched: Sched {
                 queue: EventQueue::new(),
@@ -339,6 +342,14 @@ impl<N: Node> Simulation<N> {
     /// following it (see [`prefetch`]).
     #[inline(always)]
     fn look_ahead(&mut self) {
+        // A message sent for the current instant goes into the slot just popped, so the
+        // next pop starts from the same position and would find the same entries ahead
+        // (with zero delay, the tick, push and reply of a node all did): once is enough.
+        let from = self.sched.queue.run_head();
+        if from == self.ahead_from {
+            return;
+        }
+        self.ahead_from = from;
         self.sched.queue.fill_ahead(LOOK_AHEAD);
         if let Some(ev) = self.sched.queue.run_ahead(LOOK_AHEAD) {
             let node = match ev {
