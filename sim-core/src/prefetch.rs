@@ -14,6 +14,16 @@ pub(crate) fn prefetch<T>(x: &T) {
     prefetch_bytes((x as *const T).cast::<u8>(), size_of::<T>(), 4);
 }
 
+/// As [`prefetch`], but at most `max_lines` lines (at least one).
+#[inline(always)]
+pub(crate) fn prefetch_lines<T>(x: &T, max_lines: usize) {
+    prefetch_bytes(
+        (x as *const T).cast::<u8>(),
+        size_of::<T>(),
+        max_lines.clamp(1, 4),
+    );
+}
+
 /// Hints up to `max_lines` 64-byte lines from `base` (at least one).
 #[inline(always)]
 fn prefetch_bytes(base: *const u8, len: usize, max_lines: usize) {

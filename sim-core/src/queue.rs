@@ -443,10 +443,10 @@ fn place_in<T>(
 #[cold]
 #[inline(never)]
 fn push_full<T>(b: &mut Vec<Entry<T>>, spares: &mut Vec<Vec<Entry<T>>>, e: Entry<T>) {
-    if b.capacity() == 0 {
-        if let Some(v) = spares.pop() {
-            *b = v;
-        }
+    if b.capacity() == 0
+        && let Some(v) = spares.pop()
+    {
+        *b = v;
     }
     b.push(e);
 }

@@ -361,11 +361,11 @@ impl<N: Node> Simulation<N> {
             };
             if let Event::Timer { slot, .. } = ev {
                 // Its re-arming (a periodic timer gets the same slot back) writes the
-                // slot's arming number: a random line of a large array.
+                // slot's generation: a random line of a large array.
                 self.sched.timers.prefetch_slot(*slot);
             }
             if let Some(slot) = self.slots.get(node as usize) {
-                prefetch::prefetch(slot);
+                prefetch::prefetch_lines(slot, N::RECORD_LINES);
             }
         }
         // The node of the event PEER_AHEAD events ahead, fetched above a few events ago,

@@ -88,36 +88,50 @@ pub struct AvgNode {
     pub value: f64,
     cycle: SimTime,
     degree: u8,
-    /// The out-neighbour the next tick pushes to. Drawn one tick ahead (the node's
-    /// stream gives the same numbers in the same order as drawing at the tick), so the
-    /// engine can fetch that neighbour early ([`Node::timer_peer_hint`]).
+    /// The link (index) the tick after next pushes along: drawn two ticks ahead, so the
+    /// engine can fetch that link's line before the next tick reads it
+    /// ([`Node::prefetch_state`]).
+    ahead: u8,
+    /// The out-neighbour the next tick pushes to. Drawn ahead (the node's stream gives
+    /// the same numbers in the same order as drawing at the tick), so the engine can
+    /// fetch that neighbour early ([`Node::timer_peer_hint`]).
     next: NodeId,
     links: [NodeId; MAX_DEGREE],
 }
 
 impl AvgNode {
-    /// Draw the out-neighbour of the next tick.
+    /// Draw the link of the tick after next.
     #[inline]
-    fn draw_next(&mut self, ctx: &mut Ctx<'_, AvgMsg>) {
-        let k = ctx.rng().random_range(0..self.degree as usize);
-        self.next = self.links[k];
+    fn draw(&mut self, ctx: &mut Ctx<'_, AvgMsg>) -> u8 {
+        ctx.rng().random_range(0..self.degree as usize) as u8
     }
 }
 
 impl Node for AvgNode {
     type Msg = AvgMsg;
+    /// A tick reads the first line (the engine's state, `value`, `cycle`, `degree`,
+    /// `ahead`, `next`) and one line of links, which [`AvgNode::prefetch_state`] names.
+    const RECORD_LINES: usize = 1;
     fn on_start(&mut self, ctx: &mut Ctx<'_, AvgMsg>) {
         let start = ctx.rng().random_range(0..self.cycle.as_nanos().max(1));
         ctx.set_timer(SimTime(start), 0);
-        self.draw_next(ctx);
+        let k = self.draw(ctx);
+        self.next = self.links[k as usize];
+        self.ahead = self.draw(ctx);
     }
     fn on_timer(&mut self, ctx: &mut Ctx<'_, AvgMsg>, _tag: u64) {
         ctx.send(self.next, AvgMsg::Push(self.value));
         ctx.set_timer(self.cycle, 0);
-        self.draw_next(ctx);
+        self.next = self.links[self.ahead as usize];
+        self.ahead = self.draw(ctx);
     }
     fn timer_peer_hint(&self, _tag: u64) -> Option<NodeId> {
         Some(self.next)
+    }
+    fn prefetch_state(&self, next: sim_core::Upcoming<'_, AvgMsg>, p: &sim_core::Prefetcher) {
+        if let sim_core::Upcoming::Timer(_) = next {
+            p.value(&self.links[self.ahead as usize]);
+        }
     }
     fn on_message(&mut self, ctx: &mut Ctx<'_, AvgMsg>, from: NodeId, msg: AvgMsg) {
         match msg {
@@ -155,6 +169,7 @@ pub fn build_nodes(p: &Params, seed: u64) -> impl Iterator<Item = AvgNode> + '_ 
             value,
             cycle,
             degree: links.len() as u8,
+            ahead: 0,
             next: 0,
             links: inline,
         }
