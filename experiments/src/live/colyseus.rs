@@ -15,8 +15,8 @@ use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
 
 use colyseus::{
-    ColyseusNode, DhtOp, Event as CEvent, Input, KeyMapping, Motion, ObjectId, ObjectSpec,
-    Prediction, Record, Vec2, mercury_glue,
+    ColyseusNode, DhtOp, Event as CEvent, Input, Motion, ObjectId, ObjectSpec, Prediction, Record,
+    Vec2, mercury_glue,
 };
 use mercury::codec::{DecodeError, EncodeError};
 use mercury::{Addr, ItemId, MercuryNode, build};
@@ -30,7 +30,7 @@ use super::{
 };
 use crate::environment::EnvOptions;
 use crate::exp::colyseus::measure::Measure;
-use crate::exp::colyseus::run::{game_aoi, make_game, players_of, update_bytes};
+use crate::exp::colyseus::run::{game_aoi, key_mapping, make_game, players_of, update_bytes};
 use crate::exp::colyseus::workload::{Kind, Obj, WorldEvent};
 use crate::exp::colyseus::{ColyseusExp, Location, Params, Recorder};
 use crate::exp::dht::{Layout, Ring, mercury_config, mercury_members, node_count};
@@ -281,15 +281,7 @@ fn run(job: &Job<'_, Params>) -> anyhow::Result<Vec<Table>> {
     let mut game = make_game(p, players, stream_seed(job.seed, GLOBAL_STREAM, "game"))?;
     let [w, h] = game.size();
     let frame = game.frame_ns();
-    let keys = match p.location {
-        Location::Rangedht | Location::Loadbal => KeyMapping::range_dht(w),
-        Location::Dht => KeyMapping::dht_regions(
-            w,
-            h,
-            crate::exp::colyseus::dht_regions(players, p.dht_regions_per_player),
-        ),
-    }
-    .ok_or_else(|| anyhow::anyhow!("map size {w} × {h} is not positive"))?;
+    let keys = key_mapping(p, [w, h], players)?;
     let mut ccfg = colyseus::Config::new(keys);
     ccfg.proactive = p.proactive;
     ccfg.frame = frame;

@@ -107,13 +107,7 @@ impl Setup {
         let game = make_game(p, players, game_seed)?;
         let [w, h] = game.size();
         let frame = game.frame_ns();
-        let keys = match p.location {
-            Location::Rangedht | Location::Loadbal => KeyMapping::range_dht(w),
-            Location::Dht => {
-                KeyMapping::dht_regions(w, h, super::dht_regions(players, p.dht_regions_per_player))
-            }
-        }
-        .ok_or_else(|| anyhow::anyhow!("map size {w} × {h} is not positive"))?;
+        let keys = key_mapping(p, [w, h], players)?;
         let mut ccfg = colyseus::Config::new(keys);
         ccfg.proactive = p.proactive;
         ccfg.frame = frame;
@@ -199,6 +193,19 @@ impl Setup {
     fn window(&self, now: u64) -> bool {
         now >= self.from && now < self.to
     }
+}
+
+/// The key mapping of `p.location` on a `size` map with `players` players (`dht`'s grid
+/// sized by `params.dht_regions_per_player`).
+pub fn key_mapping(p: &Params, size: [f64; 2], players: usize) -> anyhow::Result<KeyMapping> {
+    let [w, h] = size;
+    match p.location {
+        Location::Rangedht | Location::Loadbal => KeyMapping::range_dht(w),
+        Location::Dht => {
+            KeyMapping::dht_regions(w, h, super::dht_regions(players, p.dht_regions_per_player))
+        }
+    }
+    .ok_or_else(|| anyhow::anyhow!("map size {w} × {h} is not positive"))
 }
 
 /// Per node: its players and their areas of interest (half-widths), and the largest
